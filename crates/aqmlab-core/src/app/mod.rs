@@ -1,0 +1,183 @@
+//! Traffic agents: the sources and sinks at the ends of each flow.
+//!
+//! Agents are sans-IO state machines (as smoltcp's sockets): the simulation hands them the
+//! time, a packet or a timer, and they answer through an [`Outbox`] with packets to send and
+//! timers to arm. Each flow has a sender agent at its source and a receiver agent at its
+//! destination; data travels the flow's forward path and ACKs the reverse path. An agent owns
+//! its random stream, derived from (seed, flow name).
+//!
+//! Adding a flow kind: one file with `Params` (`read` through [`Fields`]) and the agents, then
+//! one line in each of [`REGISTRY`], [`FlowParams`] and [`AnyAgent`].
+
+use serde::Serialize;
+
+use crate::conf::{Fields, Result};
+use crate::packet::Packet;
+use crate::rng::SimRng;
+
+pub mod cbr;
+pub mod poisson;
+pub mod sink;
+pub mod size;
+
+/// A timer request: fire `kind` at `at` unless the agent's generation moved on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimerReq {
+    pub at: u64,
+    pub kind: u8,
+    pub gen: u32,
+}
+
+/// What an agent asks of the simulation after handling one event.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    /// Packets to send now (the simulation sets `sent_at` and routes them).
+    pub packets: Vec<Packet>,
+    pub timers: Vec<TimerReq>,
+    /// Bytes of new data delivered in order to the application (receivers).
+    pub goodput_bytes: u64,
+    /// Retransmission timeouts that fired (senders).
+    pub timeouts: u32,
+    /// Round-trip time samples, ns (senders).
+    pub rtt_samples: Vec<u64>,
+    /// A finite transfer has completed (senders: every byte acknowledged).
+    pub completed: bool,
+    /// Application-level delay samples, ns (e.g. a Telnet keystroke's time to delivery).
+    pub app_delay_samples: Vec<u64>,
+}
+
+impl Outbox {
+    pub fn clear(&mut self) {
+        self.packets.clear();
+        self.timers.clear();
+        self.goodput_bytes = 0;
+        self.timeouts = 0;
+        self.rtt_samples.clear();
+        self.completed = false;
+        self.app_delay_samples.clear();
+    }
+}
+
+/// Identity of the flow an agent serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowIds {
+    pub flow: u32,
+    /// Source and destination node of the flow (data direction).
+    pub src: u32,
+    pub dst: u32,
+}
+
+/// When a flow's source runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Schedule {
+    pub start: u64,
+    pub stop: Option<u64>,
+}
+
+impl Schedule {
+    #[inline]
+    pub fn active_at(&self, t: u64) -> bool {
+        t >= self.start && self.stop.is_none_or(|s| t < s)
+    }
+}
+
+/// An endpoint of a flow.
+pub trait Agent {
+    /// The flow's start time has come (senders; receivers are never started).
+    fn start(&mut self, _now: u64, _out: &mut Outbox) {}
+    /// A packet of this flow reached this endpoint.
+    fn on_packet(&mut self, now: u64, pkt: &Packet, out: &mut Outbox);
+    /// A timer armed through the outbox fired (stale ones included: check `gen`).
+    fn on_timer(&mut self, _now: u64, _kind: u8, _gen: u32, _out: &mut Outbox) {}
+    /// Quantities worth tracing (congestion window, slow-start threshold, RTT estimate).
+    fn gauges(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// A flow kind's entry in the catalogue.
+pub struct FlowKindInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub read: fn(&mut Fields) -> Result<FlowParams>,
+}
+
+/// Every flow kind, in catalogue order.
+pub const REGISTRY: &[FlowKindInfo] = &[
+    FlowKindInfo {
+        name: "cbr",
+        summary: "Constant bit rate datagrams (UDP): unresponsive, the papers' ill-behaved source.",
+        read: |f| cbr::Params::read(f).map(FlowParams::Cbr),
+    },
+    FlowKindInfo {
+        name: "poisson",
+        summary: "Datagrams (UDP) with exponential inter-departure times: a Poisson stream.",
+        read: |f| poisson::Params::read(f).map(FlowParams::Poisson),
+    },
+];
+
+pub fn find(name: &str) -> Option<&'static FlowKindInfo> {
+    REGISTRY.iter().find(|k| k.name == name)
+}
+
+/// Validated parameters of one flow kind.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FlowParams {
+    Cbr(cbr::Params),
+    Poisson(poisson::Params),
+}
+
+impl FlowParams {
+    pub fn name(&self) -> &'static str {
+        match self {
+            FlowParams::Cbr(_) => "cbr",
+            FlowParams::Poisson(_) => "poisson",
+        }
+    }
+
+    /// Mean size of the data packets this flow sends, bytes.
+    pub fn mean_packet_size(&self) -> f64 {
+        match self {
+            FlowParams::Cbr(p) => p.packet_size.mean(),
+            FlowParams::Poisson(p) => p.packet_size.mean(),
+        }
+    }
+
+    /// Whether the flow reacts to congestion (is flow-controlled): a TCP, not a datagram source.
+    pub fn is_responsive(&self) -> bool {
+        false
+    }
+
+    /// Build the sender and receiver agents.
+    pub fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng) -> (AnyAgent, AnyAgent) {
+        match self {
+            FlowParams::Cbr(p) => (AnyAgent::Cbr(cbr::Cbr::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
+            FlowParams::Poisson(p) => (AnyAgent::Poisson(poisson::Poisson::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
+        }
+    }
+}
+
+/// Static dispatch over every agent.
+pub enum AnyAgent {
+    Cbr(cbr::Cbr),
+    Poisson(poisson::Poisson),
+    Sink(sink::Sink),
+}
+
+impl AnyAgent {
+    #[inline]
+    pub fn inner_mut(&mut self) -> &mut dyn Agent {
+        match self {
+            AnyAgent::Cbr(a) => a,
+            AnyAgent::Poisson(a) => a,
+            AnyAgent::Sink(a) => a,
+        }
+    }
+    #[inline]
+    pub fn inner(&self) -> &dyn Agent {
+        match self {
+            AnyAgent::Cbr(a) => a,
+            AnyAgent::Poisson(a) => a,
+            AnyAgent::Sink(a) => a,
+        }
+    }
+}

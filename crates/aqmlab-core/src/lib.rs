@@ -1,0 +1,43 @@
+//! aqmlab-core: a packet-level simulator of congested gateways.
+//!
+//! Layers, bottom up:
+//! - [`units`], [`rng`]: integer time (ns), rates (bit/s), sizes (bytes); per-component
+//!   random streams derived from (seed, name);
+//! - [`sched`]: the event queue, ordered by (time, insertion sequence);
+//! - [`packet`]: packets as small records in an arena;
+//! - [`qdisc`]: queue disciplines, one per file, behind one contract;
+//! - [`app`]: sources and sinks (datagram sources, and the TCP family in [`tcp`]);
+//! - [`sim`]: links, routing and the event loop, with statistics;
+//! - [`conf`], [`scenario`]: scenario files, validated with file/line/field messages;
+//! - [`results`]: the results document and time series.
+//!
+//! Nothing here knows about Python; the binding crate converts at the edge.
+
+pub mod app;
+pub mod conf;
+pub mod packet;
+pub mod qdisc;
+pub mod results;
+pub mod rng;
+pub mod scenario;
+pub mod sched;
+pub mod sim;
+pub mod units;
+
+pub use conf::ScenarioError;
+pub use results::Results;
+pub use scenario::Scenario;
+pub use sim::{SimError, Simulation};
+
+/// The congestion-control catalogue (filled in by the TCP family).
+pub fn catalogue_congestion_controls() -> serde_json::Value {
+    serde_json::Value::Array(vec![])
+}
+
+/// Parse, run and return the results of a scenario text: the one-call entry point.
+pub fn run_text(text: &str, path: &str, overrides: &[(String, String)], seed: Option<u64>) -> Result<Results, String> {
+    let sc = Scenario::parse(text, path, overrides).map_err(|e| e.to_string())?;
+    let mut sim = Simulation::new(&sc, seed);
+    sim.run().map_err(|e| e.to_string())?;
+    Ok(sim.results())
+}

@@ -1,0 +1,174 @@
+//! Packets. A packet is a small `Copy` record with no payload, living in an arena; queues and
+//! events hold its `PacketId`. Slots are recycled through a free list, so a steady-state run
+//! allocates nothing per packet.
+
+/// Index of a packet in the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PacketId(pub u32);
+
+/// What a packet carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum PacketKind {
+    /// Data from a flow's source to its destination.
+    Data = 0,
+    /// An acknowledgement from the destination back to the source.
+    Ack = 1,
+}
+
+/// Flag bits.
+pub mod flags {
+    /// The packet may be marked instead of dropped (ECN-capable / DECbit source).
+    pub const ECT: u8 = 1 << 0;
+    /// Congestion experienced: set by a gateway (DECbit's bit, ECN's CE).
+    pub const CE: u8 = 1 << 1;
+    /// On an ACK: the data packet it acknowledges carried CE (the receiver's echo).
+    pub const ECE: u8 = 1 << 2;
+    /// A retransmission (its bytes were sent before).
+    pub const RETX: u8 = 1 << 3;
+}
+
+/// One packet in flight or in a queue.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Packet {
+    /// Flow index (the scenario's expanded flow order).
+    pub flow: u32,
+    /// Source and destination node of this packet (an ACK's are the flow's reversed).
+    pub src: u32,
+    pub dst: u32,
+    /// Size on the wire in bytes, headers included.
+    pub size: u32,
+    /// Position on the packet's path: index of the link it is on or queued at.
+    pub hop: u16,
+    pub kind: PacketKind,
+    pub flags: u8,
+    /// Sequence number: first byte for TCP data, packet number for datagrams.
+    pub seq: u64,
+    /// Cumulative acknowledgement (next byte expected) on ACKs.
+    pub ack: u64,
+    /// When this copy left its source (ns).
+    pub sent_at: u64,
+    /// On an ACK: the `sent_at` of the data packet that caused it (for RTT samples).
+    pub echo: u64,
+    /// When it joined its current queue (ns).
+    pub enq_at: u64,
+    /// Queueing delay accumulated over the hops so far (ns).
+    pub qdelay: u64,
+}
+
+impl Packet {
+    /// A data packet template; fields not given are zero.
+    pub const fn data(flow: u32, src: u32, dst: u32, size: u32) -> Packet {
+        Packet {
+            flow,
+            src,
+            dst,
+            size,
+            hop: 0,
+            kind: PacketKind::Data,
+            flags: 0,
+            seq: 0,
+            ack: 0,
+            sent_at: 0,
+            echo: 0,
+            enq_at: 0,
+            qdelay: 0,
+        }
+    }
+
+    #[inline]
+    pub fn is_data(&self) -> bool {
+        self.kind == PacketKind::Data
+    }
+
+    #[inline]
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+/// Slab of packets with a free list.
+#[derive(Debug, Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    alive: Vec<bool>,
+    free: Vec<u32>,
+    live: usize,
+}
+
+impl PacketArena {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    #[inline]
+    pub fn alloc(&mut self, pkt: Packet) -> PacketId {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = pkt;
+            self.alive[i as usize] = true;
+            PacketId(i)
+        } else {
+            self.slots.push(pkt);
+            self.alive.push(true);
+            PacketId((self.slots.len() - 1) as u32)
+        }
+    }
+
+    #[inline]
+    pub fn free(&mut self, id: PacketId) {
+        assert!(self.alive[id.0 as usize], "packet {} freed twice", id.0);
+        self.alive[id.0 as usize] = false;
+        self.live -= 1;
+        self.free.push(id.0);
+    }
+
+    /// Packets allocated and not yet freed.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Ids of the packets alive now.
+    pub fn live_ids(&self) -> impl Iterator<Item = PacketId> + '_ {
+        self.alive.iter().enumerate().filter(|(_, a)| **a).map(|(i, _)| PacketId(i as u32))
+    }
+
+    /// Slots ever allocated (the high-water mark of live packets).
+    pub fn capacity(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+impl std::ops::Index<PacketId> for PacketArena {
+    type Output = Packet;
+    #[inline]
+    fn index(&self, id: PacketId) -> &Packet {
+        &self.slots[id.0 as usize]
+    }
+}
+
+impl std::ops::IndexMut<PacketId> for PacketArena {
+    #[inline]
+    fn index_mut(&mut self, id: PacketId) -> &mut Packet {
+        &mut self.slots[id.0 as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn freed_slots_are_reused() {
+        let mut a = PacketArena::new();
+        let p = a.alloc(Packet::data(1, 0, 1, 100));
+        let q = a.alloc(Packet::data(2, 0, 1, 100));
+        a.free(p);
+        let r = a.alloc(Packet::data(3, 0, 1, 100));
+        assert_eq!(r, p);
+        assert_eq!(a[r].flow, 3);
+        assert_eq!(a[q].flow, 2);
+        assert_eq!(a.live(), 2);
+        assert_eq!(a.capacity(), 2);
+    }
+}

@@ -1,0 +1,95 @@
+//! DropTail (alias `fifo`): first come, first served; an arrival that does not fit in the
+//! buffer is dropped. The baseline every paper compares against ("FCFS" in Demers, Keshav
+//! and Shenker 1989; "Random Drop off" in Mankin 1990).
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use super::{DropReason, LinkInfo, QdiscCtx, QueueDisc, Verdict};
+use crate::conf::{Fields, Limit, Result};
+use crate::packet::PacketId;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Params {
+    pub limit: Limit,
+}
+
+impl Params {
+    pub fn read(f: &mut Fields) -> Result<Self> {
+        Ok(Params {
+            limit: f.or("limit", Limit::Packets(100), "buffer size")?,
+        })
+    }
+}
+
+pub struct DropTail {
+    limit: Limit,
+    queue: VecDeque<PacketId>,
+    bytes: u64,
+}
+
+impl DropTail {
+    pub fn new(p: &Params, _link: &LinkInfo) -> Self {
+        DropTail { limit: p.limit, queue: VecDeque::new(), bytes: 0 }
+    }
+}
+
+impl QueueDisc for DropTail {
+    fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
+        let size = cx.pkts[pkt].size;
+        if self.limit.overflows(self.queue.len(), self.bytes, size) {
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        self.bytes += size as u64;
+        self.queue.push_back(pkt);
+        Verdict::Enqueued
+    }
+
+    fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
+        let pkt = self.queue.pop_front()?;
+        self.bytes -= cx.pkts[pkt].size as u64;
+        Some(pkt)
+    }
+
+    fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn limit(&self) -> Limit {
+        self.limit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::{link, Harness};
+    use super::*;
+
+    fn droptail(limit: Limit) -> Harness<DropTail> {
+        Harness::new(DropTail::new(&Params { limit }, &link(4)), 1)
+    }
+
+    #[test]
+    fn drops_arrivals_beyond_a_packet_limit() {
+        let mut h = droptail(Limit::Packets(2));
+        assert_eq!(h.offer(1, 100), Verdict::Enqueued);
+        assert_eq!(h.offer(2, 100), Verdict::Enqueued);
+        assert_eq!(h.offer(3, 100), Verdict::Dropped(DropReason::Overflow));
+        assert!(h.q.is_full(100));
+        assert_eq!(h.drain_flows(), vec![1, 2]);
+    }
+
+    #[test]
+    fn byte_limit_admits_what_fits() {
+        let mut h = droptail(Limit::Bytes(250));
+        assert_eq!(h.offer(1, 100), Verdict::Enqueued);
+        assert_eq!(h.offer(2, 200), Verdict::Dropped(DropReason::Overflow));
+        assert_eq!(h.offer(3, 150), Verdict::Enqueued);
+        assert_eq!(h.q.bytes(), 250);
+    }
+}

@@ -1,0 +1,283 @@
+//! Queue disciplines: what a link's output queue admits, drops, marks and sends next.
+//!
+//! The contract (shape after ns-3's QueueDisc and Linux's sch_* files):
+//! - `enqueue` sees the arriving packet and answers with a [`Verdict`] about *it*. Packets
+//!   already queued that the discipline removes (Random Drop's victim, CHOKe's matching
+//!   candidates, Fair Queueing's push-out) go to `cx.victims` with their reason.
+//! - `dequeue` returns the next packet to transmit, in any order the discipline likes (Fair
+//!   Queueing reorders); drops it makes on the way out also go to `cx.victims`.
+//! - a discipline may mark instead of dropping: it sets [`flags::CE`] on the packet itself and
+//!   answers [`Verdict::Marked`].
+//! - time and randomness come in through [`QdiscCtx`]; no discipline reads a global.
+//!
+//! The link around the discipline keeps the statistics and checks the identities
+//! `arrivals = enqueued + dropped_on_arrival` and
+//! `len = enqueued - dequeued - evicted`.
+//!
+//! Adding a discipline: one file with a `Params` type (`read` through [`Fields`], `Serialize`)
+//! and a type implementing [`QueueDisc`]; then one line in each of [`REGISTRY`],
+//! [`QdiscParams`] and [`AnyQdisc`].
+
+use serde::Serialize;
+
+use crate::conf::{Fields, Limit, Result};
+use crate::packet::{PacketArena, PacketId};
+use crate::rng::SimRng;
+
+pub mod droptail;
+
+/// Why a packet was dropped. The names are stable column names in results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DropReason {
+    /// The buffer was full (tail drop, or the physical limit behind an AQM).
+    Overflow,
+    /// An AQM's probabilistic early drop (RED, SRED, ZL-RED, early random drop).
+    Early,
+    /// An AQM's forced drop (RED's average above max_th).
+    Forced,
+    /// CHOKe: the arrival matched a packet drawn from the queue (both go).
+    Match,
+    /// Random Drop congestion recovery: the packet drawn to make room.
+    RandomDrop,
+    /// Fair Queueing: pushed out of the longest conversation when the buffer was full.
+    Pushout,
+    /// Random loss on the link itself (not a queue decision).
+    LinkLoss,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 7] = [
+        DropReason::Overflow,
+        DropReason::Early,
+        DropReason::Forced,
+        DropReason::Match,
+        DropReason::RandomDrop,
+        DropReason::Pushout,
+        DropReason::LinkLoss,
+    ];
+    pub const COUNT: usize = Self::ALL.len();
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DropReason::Overflow => "overflow",
+            DropReason::Early => "early",
+            DropReason::Forced => "forced",
+            DropReason::Match => "match",
+            DropReason::RandomDrop => "random_drop",
+            DropReason::Pushout => "pushout",
+            DropReason::LinkLoss => "link_loss",
+        }
+    }
+
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Counters indexed by drop reason (a fixed array, no map on the hot path).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PerReason(pub [u64; DropReason::COUNT]);
+
+impl PerReason {
+    #[inline]
+    pub fn add(&mut self, r: DropReason) {
+        self.0[r.index()] += 1;
+    }
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+    pub fn get(&self, r: DropReason) -> u64 {
+        self.0[r.index()]
+    }
+    /// Non-zero counts by name, for results.
+    pub fn to_map(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        DropReason::ALL.iter().filter(|r| self.get(**r) > 0).map(|r| (r.as_str(), self.get(*r))).collect()
+    }
+}
+
+/// The answer about an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Enqueued,
+    /// Enqueued with the congestion bit set (DECbit, ECN).
+    Marked,
+    Dropped(DropReason),
+}
+
+/// What a discipline may use while deciding.
+pub struct QdiscCtx<'a> {
+    /// Current time, ns.
+    pub now: u64,
+    pub rng: &'a mut SimRng,
+    pub pkts: &'a mut PacketArena,
+    /// Packets removed from the queue (or on dequeue) with their reasons.
+    pub victims: &'a mut Vec<(PacketId, DropReason)>,
+}
+
+/// What a discipline needs to know about its link when it is built.
+#[derive(Clone, Debug)]
+pub struct LinkInfo {
+    pub rate_bps: u64,
+    /// Number of flows in the scenario (flow ids are below it), for per-flow tables.
+    pub n_flows: usize,
+    /// Mean data packet size of the scenario's flows, bytes (RED's idle-time correction).
+    pub mean_packet_size: u32,
+}
+
+/// A queue discipline.
+pub trait QueueDisc {
+    /// Decide about the arriving packet `pkt`.
+    fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict;
+    /// The next packet to transmit, if any.
+    fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId>;
+    /// Packets queued.
+    fn len(&self) -> usize;
+    /// Bytes queued.
+    fn bytes(&self) -> u64;
+    /// The physical buffer limit.
+    fn limit(&self) -> Limit;
+    /// Internal quantities worth tracing (RED's average, SRED's flow estimate).
+    fn gauges(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// Would an arrival of `size` bytes find the buffer full (overflow position)?
+    fn is_full(&self, size: u32) -> bool {
+        self.limit().overflows(self.len(), self.bytes(), size)
+    }
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A discipline's entry in the catalogue.
+pub struct DisciplineInfo {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub summary: &'static str,
+    pub read: fn(&mut Fields) -> Result<QdiscParams>,
+}
+
+/// Every discipline, in catalogue order.
+pub const REGISTRY: &[DisciplineInfo] = &[DisciplineInfo {
+    name: "droptail",
+    aliases: &["fifo"],
+    summary: "First come first served with tail drop when the buffer is full.",
+    read: |f| droptail::Params::read(f).map(QdiscParams::DropTail),
+}];
+
+/// Look a discipline up by name or alias.
+pub fn find(name: &str) -> Option<&'static DisciplineInfo> {
+    REGISTRY.iter().find(|d| d.name == name || d.aliases.contains(&name))
+}
+
+/// Validated parameters of one discipline.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "discipline", rename_all = "snake_case")]
+pub enum QdiscParams {
+    DropTail(droptail::Params),
+}
+
+impl QdiscParams {
+    /// The discipline's registered name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            QdiscParams::DropTail(_) => "droptail",
+        }
+    }
+
+    pub fn build(&self, link: &LinkInfo) -> AnyQdisc {
+        match self {
+            QdiscParams::DropTail(p) => AnyQdisc::DropTail(droptail::DropTail::new(p, link)),
+        }
+    }
+}
+
+/// Static dispatch over every discipline.
+pub enum AnyQdisc {
+    DropTail(droptail::DropTail),
+}
+
+impl AnyQdisc {
+    #[inline]
+    pub fn inner(&self) -> &dyn QueueDisc {
+        match self {
+            AnyQdisc::DropTail(q) => q,
+        }
+    }
+    #[inline]
+    pub fn inner_mut(&mut self) -> &mut dyn QueueDisc {
+        match self {
+            AnyQdisc::DropTail(q) => q,
+        }
+    }
+}
+
+/// Test support shared by the discipline files: a tiny harness that drives a discipline
+/// directly and checks the contract after every step.
+#[cfg(test)]
+pub mod harness {
+    use super::*;
+    use crate::packet::Packet;
+
+    pub struct Harness<Q: QueueDisc> {
+        pub q: Q,
+        pub pkts: PacketArena,
+        pub rng: SimRng,
+        pub now: u64,
+        pub victims: Vec<(PacketId, DropReason)>,
+        pub dropped: Vec<(u32, DropReason)>,
+        pub sent: Vec<PacketId>,
+    }
+
+    pub fn link(n_flows: usize) -> LinkInfo {
+        LinkInfo { rate_bps: 1_000_000, n_flows, mean_packet_size: 1000 }
+    }
+
+    impl<Q: QueueDisc> Harness<Q> {
+        pub fn new(q: Q, seed: u64) -> Self {
+            Harness { q, pkts: PacketArena::new(), rng: SimRng::from_seed(seed), now: 0, victims: vec![], dropped: vec![], sent: vec![] }
+        }
+
+        /// Offer a packet of `flow` and `size`; returns the verdict and records every drop.
+        #[track_caller]
+        pub fn offer(&mut self, flow: u32, size: u32) -> Verdict {
+            let id = self.pkts.alloc(Packet { seq: self.pkts.capacity() as u64, ..Packet::data(flow, flow, 1000, size) });
+            let before = self.q.len();
+            let mut cx = QdiscCtx { now: self.now, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims };
+            let v = self.q.enqueue(id, &mut cx);
+            let evicted = self.victims.len();
+            for (vid, why) in self.victims.drain(..) {
+                assert_ne!(vid, id, "the arrival must be reported in the verdict, not as a victim");
+                self.dropped.push((self.pkts[vid].flow, why));
+                self.pkts.free(vid);
+            }
+            let admitted = matches!(v, Verdict::Enqueued | Verdict::Marked) as usize;
+            if let Verdict::Dropped(why) = v {
+                self.dropped.push((flow, why));
+                self.pkts.free(id);
+            }
+            assert_eq!(self.q.len(), before + admitted - evicted, "queue length identity broken");
+            v
+        }
+
+        /// Take the next packet; returns its flow.
+        pub fn serve(&mut self) -> Option<u32> {
+            let mut cx = QdiscCtx { now: self.now, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims };
+            let out = self.q.dequeue(&mut cx);
+            for (vid, why) in self.victims.drain(..) {
+                self.dropped.push((self.pkts[vid].flow, why));
+                self.pkts.free(vid);
+            }
+            out.map(|id| {
+                self.sent.push(id);
+                let flow = self.pkts[id].flow;
+                self.pkts.free(id);
+                flow
+            })
+        }
+
+        /// Flows of the queued packets in service order (drains the queue).
+        pub fn drain_flows(&mut self) -> Vec<u32> {
+            std::iter::from_fn(|| self.serve()).collect()
+        }
+    }
+}

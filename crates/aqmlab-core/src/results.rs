@@ -1,0 +1,406 @@
+//! Results of a run: the `aqmlab.results/1` JSON document, and the time series recorder.
+//! Keys are stable: add, never rename.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::scenario::Scenario;
+use crate::sim::Simulation;
+
+pub const FORMAT: &str = "aqmlab.results/1";
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    pub format: &'static str,
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_time_s: f64,
+    pub measure_from_s: f64,
+    pub events: u64,
+    pub wall_s: f64,
+    pub aqmlab_version: &'static str,
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    pub fairness: Fairness,
+    pub series: Series,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowResult {
+    pub name: String,
+    pub kind: &'static str,
+    pub group: Option<String>,
+    pub src: String,
+    pub dst: String,
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub delivered_pkts: u64,
+    pub delivered_bytes: u64,
+    pub goodput_bytes: u64,
+    pub throughput_bps: f64,
+    pub goodput_bps: f64,
+    pub dropped_pkts: u64,
+    pub drops_by_reason: BTreeMap<&'static str, u64>,
+    pub ack_drops: u64,
+    pub marks: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub mean_rtt_s: Option<f64>,
+    pub mean_qdelay_s: Option<f64>,
+    pub mean_delay_s: Option<f64>,
+    pub mean_app_delay_s: Option<f64>,
+    pub sd_app_delay_s: Option<f64>,
+    pub completion_s: Option<f64>,
+    /// Whole-run counts (not windowed): sent = delivered + dropped + in flight.
+    pub total_sent_pkts: u64,
+    pub total_delivered_pkts: u64,
+    pub total_dropped_pkts: u64,
+    pub in_flight_pkts: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkFlowResult {
+    pub flow: String,
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops: u64,
+    pub marks: u64,
+    pub mean_qdelay_s: Option<f64>,
+    pub sd_qdelay_s: Option<f64>,
+    pub overflow_arrivals: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkResult {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    pub discipline: &'static str,
+    pub rate_bps: u64,
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops_by_reason: BTreeMap<&'static str, u64>,
+    pub dropped_pkts: u64,
+    pub marks: u64,
+    pub mean_queue_pkts: f64,
+    pub mean_queue_bytes: f64,
+    pub max_queue_pkts: u64,
+    pub mean_qdelay_s: Option<f64>,
+    pub utilization: f64,
+    pub flows: Vec<LinkFlowResult>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Fairness {
+    /// Jain's index over the throughput of every flow.
+    pub jain: Option<f64>,
+    /// Jain's index within each group.
+    pub groups: BTreeMap<String, f64>,
+}
+
+/// Jain's fairness index (sum x)^2 / (n sum x^2); `None` for no values or all zero.
+pub fn jain(xs: &[f64]) -> Option<f64> {
+    let n = xs.len() as f64;
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if xs.is_empty() || s2 == 0.0 {
+        None
+    } else {
+        Some(s * s / (n * s2))
+    }
+}
+
+fn mean(sum: f64, n: u64) -> Option<f64> {
+    (n > 0).then(|| sum / n as f64)
+}
+
+fn sd(sum: f64, sum_sq: f64, n: u64) -> Option<f64> {
+    (n > 0).then(|| {
+        let m = sum / n as f64;
+        (sum_sq / n as f64 - m * m).max(0.0).sqrt()
+    })
+}
+
+pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
+    let sc = &sim.sc;
+    let window_s = (end.saturating_sub(sim.measure_from)) as f64 * 1e-9;
+    let per_s = |x: f64| if window_s > 0.0 { x / window_s } else { 0.0 };
+    let node = |i: u32| sc.nodes[i as usize].clone();
+    let in_flight = sim.in_flight_by_flow();
+    let flows: Vec<FlowResult> = sc
+        .flows
+        .iter()
+        .zip(&sim.flows)
+        .enumerate()
+        .map(|(i, (spec, rt))| {
+            let s = &rt.stats;
+            FlowResult {
+                name: spec.name.clone(),
+                kind: spec.params.name(),
+                group: spec.group.clone(),
+                src: node(spec.src),
+                dst: node(spec.dst),
+                sent_pkts: s.sent_pkts,
+                sent_bytes: s.sent_bytes,
+                delivered_pkts: s.delivered_pkts,
+                delivered_bytes: s.delivered_bytes,
+                goodput_bytes: s.goodput_bytes,
+                throughput_bps: per_s(s.delivered_bytes as f64 * 8.0),
+                goodput_bps: per_s(s.goodput_bytes as f64 * 8.0),
+                dropped_pkts: s.drops.total(),
+                drops_by_reason: s.drops.to_map(),
+                ack_drops: s.ack_drops,
+                marks: s.marks,
+                retransmits: s.retransmits,
+                timeouts: s.timeouts,
+                mean_rtt_s: mean(s.rtt_ns as f64 * 1e-9, s.rtt_samples),
+                mean_qdelay_s: mean(s.qdelay_ns as f64 * 1e-9, s.delivered_pkts),
+                mean_delay_s: mean(s.delay_ns as f64 * 1e-9, s.delivered_pkts),
+                mean_app_delay_s: mean(s.app_delay_ns as f64 * 1e-9, s.app_delay_samples),
+                sd_app_delay_s: sd(s.app_delay_ns as f64 * 1e-9, s.app_delay_sq_s2, s.app_delay_samples),
+                completion_s: s.completed_at.map(|t| t as f64 * 1e-9),
+                total_sent_pkts: s.total_sent,
+                total_delivered_pkts: s.total_delivered,
+                total_dropped_pkts: s.total_dropped,
+                in_flight_pkts: in_flight[i],
+            }
+        })
+        .collect();
+
+    // Which (flow, hop) pairs cross each link direction.
+    let mut crossing: Vec<Vec<(usize, usize)>> = vec![vec![]; sc.links.len()];
+    for (fi, rt) in sim.flows.iter().enumerate() {
+        let spec = &sc.flows[fi];
+        for (k, &l) in spec.fwd.iter().enumerate() {
+            crossing[l as usize].push((fi, rt.fwd as usize + k));
+        }
+        for (k, &l) in spec.rev.iter().enumerate() {
+            crossing[l as usize].push((fi, rt.rev as usize + k));
+        }
+    }
+    let links = sc
+        .links
+        .iter()
+        .zip(&sim.links)
+        .enumerate()
+        .map(|(li, (spec, rt))| {
+            let s = &rt.stats;
+            let mut per_flow: BTreeMap<usize, LinkFlowResult> = BTreeMap::new();
+            let mut sums: BTreeMap<usize, (u64, f64, u64)> = BTreeMap::new();
+            for &(fi, hi) in &crossing[li] {
+                let h = &sim.hops[hi];
+                let e = per_flow.entry(fi).or_insert_with(|| LinkFlowResult {
+                    flow: sc.flows[fi].name.clone(),
+                    arrivals: 0,
+                    departures: 0,
+                    drops: 0,
+                    marks: 0,
+                    mean_qdelay_s: None,
+                    sd_qdelay_s: None,
+                    overflow_arrivals: 0,
+                });
+                e.arrivals += h.arrivals;
+                e.departures += h.departures;
+                e.drops += h.drops;
+                e.marks += h.marks;
+                e.overflow_arrivals += h.overflow_arrivals;
+                let acc = sums.entry(fi).or_default();
+                acc.0 += h.qdelay_ns;
+                acc.1 += h.qdelay_sq_s2;
+                acc.2 += h.departures;
+            }
+            for (fi, (sum_ns, sq, n)) in sums {
+                let e = per_flow.get_mut(&fi).expect("entry exists");
+                e.mean_qdelay_s = mean(sum_ns as f64 * 1e-9, n);
+                e.sd_qdelay_s = sd(sum_ns as f64 * 1e-9, sq, n);
+            }
+            let window_ns = (end.saturating_sub(sim.measure_from)).max(1) as f64;
+            LinkResult {
+                name: spec.name.clone(),
+                from: node(spec.from),
+                to: node(spec.to),
+                discipline: spec.queue.name(),
+                rate_bps: spec.rate_bps,
+                arrivals: s.arrivals,
+                departures: s.departures,
+                drops_by_reason: s.drops.to_map(),
+                dropped_pkts: s.drops.total(),
+                marks: s.marks,
+                mean_queue_pkts: s.area_pkts as f64 / window_ns,
+                mean_queue_bytes: s.area_bytes as f64 / window_ns,
+                max_queue_pkts: s.max_len as u64,
+                mean_qdelay_s: mean(s.qdelay_ns as f64 * 1e-9, s.departures),
+                utilization: s.busy_ns as f64 / window_ns,
+                flows: per_flow.into_values().filter(|f| f.arrivals > 0).collect(),
+            }
+        })
+        .collect();
+
+    let throughputs: Vec<f64> = flows.iter().map(|f| f.throughput_bps).collect();
+    let mut groups: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for f in &flows {
+        if let Some(g) = &f.group {
+            groups.entry(g.clone()).or_default().push(f.throughput_bps);
+        }
+    }
+    Results {
+        format: FORMAT,
+        scenario: sc.name.clone(),
+        seed: sim.seed,
+        sim_time_s: end as f64 * 1e-9,
+        measure_from_s: sim.measure_from as f64 * 1e-9,
+        events: sim.events,
+        wall_s: sim.started.elapsed().as_secs_f64(),
+        aqmlab_version: env!("CARGO_PKG_VERSION"),
+        flows,
+        links,
+        fairness: Fairness {
+            jain: jain(&throughputs),
+            groups: groups.into_iter().filter_map(|(g, xs)| jain(&xs).map(|j| (g, j))).collect(),
+        },
+        series: sim.series.finish(sc),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time series
+
+/// Columns of one traced object: a time column and named value columns.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Columns {
+    pub t_s: Vec<f64>,
+    #[serde(flatten)]
+    pub values: BTreeMap<String, Vec<f64>>,
+}
+
+impl Columns {
+    fn push(&mut self, name: &str, v: f64) {
+        let n = self.t_s.len();
+        let col = self.values.entry(name.to_string()).or_insert_with(|| vec![f64::NAN; n - 1]);
+        // A gauge that appears late is padded; one that disappears leaves NaN.
+        col.resize(n - 1, f64::NAN);
+        col.push(v);
+    }
+    fn pad(&mut self) {
+        let n = self.t_s.len();
+        for col in self.values.values_mut() {
+            col.resize(n, f64::NAN);
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Series {
+    pub links: BTreeMap<String, Columns>,
+    pub flows: BTreeMap<String, Columns>,
+}
+
+/// Samples the traced links and flows at the trace interval.
+#[derive(Debug, Default)]
+pub struct SeriesRecorder {
+    links: Vec<(u32, Columns)>,
+    flows: Vec<(u32, Columns)>,
+    /// Total delivered bytes per traced flow at the previous sample.
+    last_bytes: Vec<u64>,
+    last_t: u64,
+    gauges: Vec<(&'static str, f64)>,
+    /// (flow, hop index) pairs per traced link, for per-flow occupancy.
+    occupancy: Vec<Vec<(usize, usize)>>,
+}
+
+impl SeriesRecorder {
+    pub fn new(sc: &Scenario) -> Self {
+        let mut occupancy = vec![];
+        if sc.trace.queue_by_flow {
+            for &l in &sc.trace.links {
+                let mut pairs = vec![];
+                let mut base = 0usize;
+                for (fi, f) in sc.flows.iter().enumerate() {
+                    for (k, &fl) in f.fwd.iter().enumerate() {
+                        if fl == l {
+                            pairs.push((fi, base + k));
+                        }
+                    }
+                    base += f.fwd.len();
+                    for (k, &rl) in f.rev.iter().enumerate() {
+                        if rl == l {
+                            pairs.push((fi, base + k));
+                        }
+                    }
+                    base += f.rev.len();
+                }
+                occupancy.push(pairs);
+            }
+        }
+        SeriesRecorder {
+            links: sc.trace.links.iter().map(|&l| (l, Columns::default())).collect(),
+            flows: sc.trace.flows.iter().map(|&f| (f, Columns::default())).collect(),
+            last_bytes: vec![0; sc.trace.flows.len()],
+            last_t: 0,
+            gauges: vec![],
+            occupancy,
+        }
+    }
+
+    pub(crate) fn record(&mut self, sim: &Simulation, now: u64) {
+        let t = now as f64 * 1e-9;
+        for (k, (l, cols)) in self.links.iter_mut().enumerate() {
+            let q = sim.links[*l as usize].q.inner();
+            cols.t_s.push(t);
+            cols.push("qlen_pkts", q.len() as f64);
+            cols.push("qlen_bytes", q.bytes() as f64);
+            self.gauges.clear();
+            q.gauges(&mut self.gauges);
+            for (name, v) in &self.gauges {
+                cols.push(name, *v);
+            }
+            if let Some(pairs) = self.occupancy.get(k) {
+                for &(fi, hi) in pairs {
+                    cols.push(&format!("queued:{}", sim.sc.flows[fi].name), sim.hops[hi].queued as f64);
+                }
+            }
+        }
+        let dt = (now - self.last_t) as f64 * 1e-9;
+        for (k, (f, cols)) in self.flows.iter_mut().enumerate() {
+            let total = sim.flows[*f as usize].stats.total_delivered_bytes;
+            cols.t_s.push(t);
+            let bps = if dt > 0.0 { (total - self.last_bytes[k]) as f64 * 8.0 / dt } else { f64::NAN };
+            cols.push("throughput_bps", bps);
+            self.last_bytes[k] = total;
+            self.gauges.clear();
+            sim.agents[2 * *f as usize].inner().gauges(&mut self.gauges);
+            for (name, v) in &self.gauges {
+                cols.push(name, *v);
+            }
+        }
+        self.last_t = now;
+    }
+
+    pub(crate) fn finish(&self, sc: &Scenario) -> Series {
+        let mut series = Series::default();
+        for (l, cols) in &self.links {
+            let mut c = cols.clone();
+            c.pad();
+            series.links.insert(sc.links[*l as usize].name.clone(), c);
+        }
+        for (f, cols) in &self.flows {
+            let mut c = cols.clone();
+            c.pad();
+            series.flows.insert(sc.flows[*f as usize].name.clone(), c);
+        }
+        series
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_is_one_for_equal_shares_and_one_over_n_for_a_monopoly() {
+        assert_eq!(jain(&[3.0, 3.0, 3.0]), Some(1.0));
+        assert!((jain(&[1.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
+        assert_eq!(jain(&[]), None);
+    }
+}

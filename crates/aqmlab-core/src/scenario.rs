@@ -1,0 +1,588 @@
+//! Scenario files: TOML in, a validated and expanded [`Scenario`] out.
+//!
+//! ```toml
+//! [simulation]
+//! duration = "100s"   # statistics cover [warmup, duration)
+//! warmup = "20s"
+//! seed = 1
+//!
+//! [[link]]            # a duplex link; each direction has its own output queue
+//! between = ["s{i}", "r1"]
+//! count = 32          # expands {i} = 1..32
+//! rate = "10Mbps"
+//! delay = "1ms"
+//! queue = { discipline = "droptail", limit = 300 }
+//!
+//! [[flow]]
+//! name = "udp"
+//! src = "u1"
+//! dst = "sink"
+//! kind = "cbr"
+//! rate = "2Mbps"
+//! ```
+//!
+//! Everything is checked here, before anything runs: units, ranges, unknown keys, names,
+//! reachability. A mistake is a [`ScenarioError`] naming the file, the line and the field.
+//! Routes are static shortest paths (hop count); among equally short paths the one whose
+//! links come first in the file wins, so routes never depend on hashing or luck.
+
+use std::collections::{HashMap, VecDeque};
+
+use serde::Serialize;
+
+use crate::app::{self, FlowParams, Schedule};
+use crate::conf::{
+    parse_override_value, parse_toml, Duration, Fields, Node, Origin, Prob, Rate, Result, Source, Table,
+    Val,
+};
+use crate::qdisc::{self, QdiscParams};
+
+/// One direction of a link.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkSpec {
+    /// `name` for the first-to-second direction of a named link, else `from->to`.
+    pub name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay_ns: u64,
+    /// Probability that a transmitted packet is lost on the wire.
+    pub loss: f64,
+    pub queue: QdiscParams,
+}
+
+/// One flow, expanded.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowSpec {
+    pub name: String,
+    pub group: Option<String>,
+    pub src: u32,
+    pub dst: u32,
+    pub when: Schedule,
+    pub params: FlowParams,
+    /// Links from src to dst (data) and from dst to src (ACKs).
+    pub fwd: Vec<u32>,
+    pub rev: Vec<u32>,
+}
+
+/// What to record over time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TraceSpec {
+    /// Sampling interval, ns; `None` records no time series.
+    pub interval: Option<u64>,
+    pub links: Vec<u32>,
+    pub flows: Vec<u32>,
+    /// Also record each flow's packets in each traced link's queue.
+    pub queue_by_flow: bool,
+}
+
+/// A validated scenario, ready to run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scenario {
+    pub path: String,
+    pub name: String,
+    pub duration_ns: u64,
+    pub warmup_ns: u64,
+    pub seed: u64,
+    /// Guards against runaway runs.
+    pub max_events: Option<u64>,
+    pub max_queue_pkts: u64,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkSpec>,
+    pub flows: Vec<FlowSpec>,
+    pub trace: TraceSpec,
+}
+
+const TOP_KEYS: &[&str] = &["simulation", "link", "flow", "trace"];
+
+impl Scenario {
+    /// Parse and validate scenario text. `path` names it in messages; `overrides` are
+    /// `--set KEY=VALUE` pairs applied before validation.
+    pub fn parse(text: &str, path: &str, overrides: &[(String, String)]) -> Result<Scenario> {
+        let src = Source { path: path.to_string() };
+        if text.trim().is_empty() {
+            return Err(src.error(&Origin::Default, "", "the file is empty (a scenario needs [simulation], [[link]] and [[flow]])"));
+        }
+        let mut root = parse_toml(text, &src)?;
+        for (key, value) in overrides {
+            apply_override(&mut root, key, value, &src)?;
+        }
+        Builder::new(&src).build(&root)
+    }
+
+    /// Link direction by name (`bottleneck`, `r1->r2`).
+    pub fn link_id(&self, name: &str) -> Option<u32> {
+        self.links.iter().position(|l| l.name == name || self.direction_name(l) == name).map(|i| i as u32)
+    }
+
+    /// `from->to` of a link direction.
+    pub fn direction_name(&self, l: &LinkSpec) -> String {
+        format!("{}->{}", self.nodes[l.from as usize], self.nodes[l.to as usize])
+    }
+
+    /// The expanded scenario as JSON (stable, for hashing and display).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("scenario serialises")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overrides
+
+fn apply_override(root: &mut Table, key: &str, value: &str, src: &Source) -> Result<()> {
+    let at = Origin::Set(key.to_string());
+    let fail = |m: String| Err(src.error(&at, "", m));
+    let parts: Vec<&str> = key.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) || parts.len() < 2 {
+        return fail("expected KEY=VALUE with a dotted key such as simulation.duration or link.bottleneck.rate".into());
+    }
+    let node = parse_override_value(key, value);
+    let (table, rest): (&mut Table, &[&str]) = match parts[0] {
+        "link" | "flow" => {
+            let section = parts[0];
+            let wanted = parts[1];
+            let Some(Node { val: Val::Array(items), .. }) = root.get_mut(section) else {
+                return fail(format!("the scenario has no [[{section}]] entries"));
+            };
+            let names: Vec<String> = items.iter().filter_map(|n| entry_label(n, section)).collect();
+            let found = items.iter_mut().find(|n| entry_label(n, section).is_some_and(|l| l == wanted) || matches_between(n, wanted));
+            match found {
+                Some(Node { val: Val::Table(t), .. }) => (t, &parts[2..]),
+                _ => return fail(format!("no {section} named '{wanted}' (known: {})", names.join(", "))),
+            }
+        }
+        _ => (root, &parts[..]),
+    };
+    if rest.is_empty() {
+        return fail("names an entry, not a field: add the field, as in link.bottleneck.rate".into());
+    }
+    let mut table = table;
+    for part in &rest[..rest.len() - 1] {
+        if table.get(part).is_none() {
+            table.set(part, Node { val: Val::Table(Table::default()), at: at.clone() });
+        }
+        table = match table.get_mut(part) {
+            Some(Node { val: Val::Table(t), .. }) => t,
+            _ => return fail(format!("'{part}' is not a table, so '{key}' cannot be set")),
+        };
+    }
+    table.set(rest[rest.len() - 1], node);
+    Ok(())
+}
+
+fn entry_label(n: &Node, section: &str) -> Option<String> {
+    let Val::Table(t) = &n.val else { return None };
+    match t.get("name").map(|n| &n.val) {
+        Some(Val::Str(s)) => Some(s.clone()),
+        _ if section == "link" => between_of(t).map(|(a, b)| format!("{a}->{b}")),
+        _ => None,
+    }
+}
+
+fn between_of(t: &Table) -> Option<(String, String)> {
+    match t.get("between").map(|n| &n.val) {
+        Some(Val::Array(v)) if v.len() == 2 => match (&v[0].val, &v[1].val) {
+            (Val::Str(a), Val::Str(b)) => Some((a.clone(), b.clone())),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn matches_between(n: &Node, wanted: &str) -> bool {
+    let Val::Table(t) = &n.val else { return false };
+    between_of(t).is_some_and(|(a, b)| wanted == format!("{a}->{b}") || wanted == format!("{b}->{a}"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building
+
+struct Builder<'a> {
+    src: &'a Source,
+    nodes: Vec<String>,
+    node_ids: HashMap<String, u32>,
+    links: Vec<LinkSpec>,
+    /// Where each link direction was declared, for messages.
+    link_at: Vec<Origin>,
+    /// Outgoing link ids per node, in file order.
+    out_links: Vec<Vec<u32>>,
+}
+
+fn substitute(text: &str, i: Option<u32>) -> String {
+    match i {
+        Some(i) => text.replace("{i}", &i.to_string()),
+        None => text.to_string(),
+    }
+}
+
+/// The `[[section]]` entries as (table, origin).
+fn entries<'t>(root: &'t Table, section: &str, src: &Source) -> Result<Vec<(&'t Table, Origin)>> {
+    match root.get(section) {
+        None => Ok(vec![]),
+        Some(Node { val: Val::Array(items), at }) => items
+            .iter()
+            .map(|n| match &n.val {
+                Val::Table(t) => Ok((t, n.at.clone())),
+                _ => Err(src.error(at, section, format!("write each {section} as a [[{section}]] table"))),
+            })
+            .collect(),
+        Some(n) => Err(src.error(&n.at, section, format!("write each {section} as a [[{section}]] table, not {}", n.val.type_name()))),
+    }
+}
+
+impl<'a> Builder<'a> {
+    fn new(src: &'a Source) -> Self {
+        Builder { src, nodes: vec![], node_ids: HashMap::new(), links: vec![], link_at: vec![], out_links: vec![] }
+    }
+
+    fn node(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.node_ids.get(name) {
+            return id;
+        }
+        let id = self.nodes.len() as u32;
+        self.nodes.push(name.to_string());
+        self.node_ids.insert(name.to_string(), id);
+        self.out_links.push(vec![]);
+        id
+    }
+
+    fn build(mut self, root: &Table) -> Result<Scenario> {
+        if let Some((key, node)) = root.entries.iter().find(|(k, _)| !TOP_KEYS.contains(&k.as_str())) {
+            return Err(self.src.error(&node.at, key, format!("unknown section (allowed: {})", TOP_KEYS.join(", "))));
+        }
+        let sim_table = match root.get("simulation") {
+            Some(Node { val: Val::Table(t), at }) => (t, at.clone()),
+            Some(n) => return Err(self.src.error(&n.at, "simulation", "must be a [simulation] table")),
+            None => return Err(self.src.error(&Origin::Default, "simulation", "missing: add a [simulation] table with at least duration")),
+        };
+        let mut f = Fields::new(self.src, "simulation", sim_table.0, sim_table.1.clone());
+        let duration: Duration = f.req("duration", Duration(0), "simulated time")?;
+        f.ensure(duration.0 > 0, "duration", "must be above 0")?;
+        let warmup: Duration = f.or("warmup", Duration(0), "statistics start here; they cover [warmup, duration)")?;
+        f.ensure(warmup.0 < duration.0, "warmup", format!("must be shorter than duration ({})", crate::units::fmt_duration(duration.0)))?;
+        let seed: u64 = f.or("seed", 1u64, "master random seed")?;
+        let name: Option<String> = f.opt("name", "scenario name (default: the file name)")?;
+        let max_events: Option<u64> = f.opt("max_events", "stop with an error after this many events")?;
+        let max_queue_pkts: u64 = f.or("max_queue_pkts", 1_000_000u64, "stop with an error when any queue holds more packets")?;
+        f.finish()?;
+
+        let link_entries = entries(root, "link", self.src)?;
+        if link_entries.is_empty() {
+            return Err(self.src.error(&Origin::Default, "link", "the scenario has no [[link]]: flows need a path"));
+        }
+        for (t, at) in link_entries {
+            self.read_link(t, at)?;
+        }
+        let mut flows = Vec::new();
+        let flow_entries = entries(root, "flow", self.src)?;
+        if flow_entries.is_empty() {
+            return Err(self.src.error(&Origin::Default, "flow", "the scenario has no [[flow]]: nothing would happen"));
+        }
+        let mut routes = Routes::default();
+        for (t, at) in flow_entries {
+            self.read_flow(t, at, duration.0, &mut routes, &mut flows)?;
+        }
+        let trace = match root.get("trace") {
+            None => TraceSpec::default(),
+            Some(Node { val: Val::Table(t), at }) => self.read_trace(t, at.clone(), &flows)?,
+            Some(n) => return Err(self.src.error(&n.at, "trace", "must be a [trace] table")),
+        };
+        let file_stem = std::path::Path::new(&self.src.path).file_stem().map(|s| s.to_string_lossy().to_string());
+        Ok(Scenario {
+            path: self.src.path.clone(),
+            name: name.or(file_stem).unwrap_or_else(|| "scenario".into()),
+            duration_ns: duration.0,
+            warmup_ns: warmup.0,
+            seed,
+            max_events,
+            max_queue_pkts,
+            nodes: self.nodes,
+            links: self.links,
+            flows,
+            trace,
+        })
+    }
+
+    fn read_link(&mut self, t: &Table, at: Origin) -> Result<()> {
+        let label = match t.get("name").map(|n| &n.val) {
+            Some(Val::Str(s)) => s.clone(),
+            _ => between_of(t).map(|(a, b)| format!("{a}->{b}")).unwrap_or_else(|| format!("#{}", self.links.len() / 2 + 1)),
+        };
+        let mut f = Fields::new(self.src, format!("link[{label}]"), t, at.clone());
+        let count: Option<u32> = f.opt("count", "expand this entry count times, {i} = 1..count")?;
+        f.ensure(count != Some(0), "count", "must be at least 1")?;
+        let between = match f.node("between") {
+            Some(Node { val: Val::Array(v), .. }) if v.len() == 2 => match (&v[0].val, &v[1].val) {
+                (Val::Str(a), Val::Str(b)) if !a.is_empty() && !b.is_empty() => (a.clone(), b.clone()),
+                _ => return Err(f.error("between", "expected two node names, as between = [\"r1\", \"r2\"]")),
+            },
+            Some(_) => return Err(f.error("between", "expected two node names, as between = [\"r1\", \"r2\"]")),
+            None => return Err(f.error("between", "is required but missing: name the two nodes, as between = [\"r1\", \"r2\"]")),
+        };
+        let name: Option<String> = f.opt("name", "name of the first-to-second direction")?;
+        let rate: Rate = f.req("rate", Rate(1), "line rate")?;
+        f.ensure(rate.0 > 0, "rate", "must be above 0")?;
+        let delay: Duration = f.or("delay", Duration(0), "propagation delay")?;
+        let loss: Prob = f.or("loss", Prob(0.0), "probability that the wire loses a packet")?;
+        let queue = match f.table("queue")? {
+            Some((qt, qat)) => read_queue(self.src, &format!("link[{label}].queue"), qt, qat)?,
+            None => QdiscParams::DropTail(qdisc::droptail::Params { limit: crate::conf::Limit::Packets(100) }),
+        };
+        let queue_reverse = match f.table("queue_reverse")? {
+            Some((qt, qat)) => Some(read_queue(self.src, &format!("link[{label}].queue_reverse"), qt, qat)?),
+            None => None,
+        };
+        let uses_i = [&between.0, &between.1].iter().any(|s| s.contains("{i}")) || name.as_deref().is_some_and(|n| n.contains("{i}"));
+        if uses_i && count.is_none() {
+            return Err(f.error("between", "uses {i} but the entry has no count"));
+        }
+        if count.is_some_and(|c| c > 1) && !uses_i {
+            return Err(f.error("count", "repeats the same link: put {i} in between (and in name)"));
+        }
+        f.finish()?;
+        let indices: Vec<Option<u32>> = match count {
+            Some(c) => (1..=c).map(Some).collect(),
+            None => vec![None],
+        };
+        for i in indices {
+            let (a, b) = (substitute(&between.0, i), substitute(&between.1, i));
+            if a == b {
+                return Err(self.src.error(&at, &format!("link[{label}].between"), format!("links '{a}' to itself")));
+            }
+            let (ia, ib) = (self.node(&a), self.node(&b));
+            if self.out_links[ia as usize].iter().any(|&l| self.links[l as usize].to == ib) {
+                return Err(self.src.error(&at, &format!("link[{label}].between"), format!("a second link between '{a}' and '{b}' (one duplex link per pair)")));
+            }
+            let fwd_name = name.as_ref().map(|n| substitute(n, i)).unwrap_or_else(|| format!("{a}->{b}"));
+            if self.links.iter().any(|l| l.name == fwd_name) {
+                return Err(self.src.error(&at, &format!("link[{label}].name"), format!("'{fwd_name}' names two links")));
+            }
+            for (from, to, lname, q) in [
+                (ia, ib, fwd_name.clone(), queue.clone()),
+                (ib, ia, format!("{b}->{a}"), queue_reverse.clone().unwrap_or_else(|| queue.clone())),
+            ] {
+                let id = self.links.len() as u32;
+                self.links.push(LinkSpec { name: lname, from, to, rate_bps: rate.0, delay_ns: delay.0, loss: loss.0, queue: q });
+                self.link_at.push(at.clone());
+                self.out_links[from as usize].push(id);
+            }
+        }
+        Ok(())
+    }
+
+    fn read_flow(&mut self, t: &Table, at: Origin, duration: u64, routes: &mut Routes, flows: &mut Vec<FlowSpec>) -> Result<()> {
+        let label = match t.get("name").map(|n| &n.val) {
+            Some(Val::Str(s)) => s.clone(),
+            _ => format!("#{}", flows.len() + 1),
+        };
+        let mut f = Fields::new(self.src, format!("flow[{label}]"), t, at.clone());
+        let name: String = f.req("name", String::new(), "flow name ({i} with count)")?;
+        f.ensure(!name.is_empty(), "name", "must not be empty")?;
+        let count: Option<u32> = f.opt("count", "expand this entry count times, {i} = 1..count")?;
+        f.ensure(count != Some(0), "count", "must be at least 1")?;
+        let src: String = f.req("src", String::new(), "source node")?;
+        let dst: String = f.req("dst", String::new(), "destination node")?;
+        let kinds: Vec<&str> = app::REGISTRY.iter().map(|k| k.name).collect();
+        let kind: String = f.req("kind", String::new(), "flow kind")?;
+        let Some(info) = app::find(&kind) else {
+            return Err(f.error("kind", format!("unknown flow kind '{kind}' (allowed: {})", kinds.join(", "))));
+        };
+        let group: Option<String> = f.opt("group", "label for per-group fairness")?;
+        let start: Duration = f.or("start", Duration(0), "when the source starts")?;
+        let stop: Option<Duration> = f.opt("stop", "when the source stops (default: never)")?;
+        f.ensure(start.0 < duration, "start", "is not before the end of the simulation")?;
+        if let Some(stop) = stop {
+            f.ensure(stop.0 > start.0, "stop", "must be after start")?;
+        }
+        let params = (info.read)(&mut f)?;
+        let uses_i = [&name, &src, &dst].iter().any(|s| s.contains("{i}"));
+        if uses_i && count.is_none() {
+            return Err(f.error("name", "uses {i} but the entry has no count"));
+        }
+        if count.is_some_and(|c| c > 1) && !name.contains("{i}") {
+            return Err(f.error("count", "would give every copy the same name: put {i} in name"));
+        }
+        f.finish()?;
+        let indices: Vec<Option<u32>> = match count {
+            Some(c) => (1..=c).map(Some).collect(),
+            None => vec![None],
+        };
+        for i in indices {
+            let fname = substitute(&name, i);
+            let field = |k: &str| format!("flow[{fname}].{k}");
+            if flows.iter().any(|fl: &FlowSpec| fl.name == fname) {
+                return Err(self.src.error(&at, &field("name"), format!("'{fname}' names two flows")));
+            }
+            let (s, d) = (substitute(&src, i), substitute(&dst, i));
+            let known = |n: &str| self.node_ids.get(n).copied();
+            let sid = known(&s).ok_or_else(|| self.src.error(&at, &field("src"), format!("no link touches node '{s}'")))?;
+            let did = known(&d).ok_or_else(|| self.src.error(&at, &field("dst"), format!("no link touches node '{d}'")))?;
+            if sid == did {
+                return Err(self.src.error(&at, &field("dst"), "is the same node as src"));
+            }
+            let fwd = routes.path(self, sid, did).ok_or_else(|| self.src.error(&at, &field("dst"), format!("'{d}' cannot be reached from '{s}'")))?;
+            let rev = routes.path(self, did, sid).ok_or_else(|| self.src.error(&at, &field("src"), format!("'{s}' cannot be reached from '{d}'")))?;
+            if fwd.len() > u16::MAX as usize {
+                return Err(self.src.error(&at, &field("dst"), "path is too long"));
+            }
+            flows.push(FlowSpec {
+                name: fname,
+                group: group.as_ref().map(|g| substitute(g, i)),
+                src: sid,
+                dst: did,
+                when: Schedule { start: start.0, stop: stop.map(|s| s.0) },
+                params: params.clone(),
+                fwd,
+                rev,
+            });
+        }
+        Ok(())
+    }
+
+    fn read_trace(&self, t: &Table, at: Origin, flows: &[FlowSpec]) -> Result<TraceSpec> {
+        let mut f = Fields::new(self.src, "trace", t, at);
+        let interval: Duration = f.req("interval", Duration(0), "sampling interval of the time series")?;
+        f.ensure(interval.0 > 0, "interval", "must be above 0")?;
+        let link_names: Vec<String> = list_of_strings(&mut f, "links")?;
+        let flow_names: Vec<String> = list_of_strings(&mut f, "flows")?;
+        let queue_by_flow: bool = f.or("queue_by_flow", false, "record each flow's packets in each traced queue")?;
+        let mut links = Vec::new();
+        for n in &link_names {
+            let id = self.links.iter().position(|l| &l.name == n || format!("{}->{}", self.nodes[l.from as usize], self.nodes[l.to as usize]) == *n);
+            links.push(id.ok_or_else(|| f.error("links", format!("no link direction named '{n}'")))? as u32);
+        }
+        let mut ids = Vec::new();
+        for n in &flow_names {
+            if n == "all" {
+                ids.extend(0..flows.len() as u32);
+                continue;
+            }
+            let id = flows.iter().position(|fl| &fl.name == n).ok_or_else(|| f.error("flows", format!("no flow named '{n}'")))?;
+            ids.push(id as u32);
+        }
+        f.finish()?;
+        Ok(TraceSpec { interval: Some(interval.0), links, flows: ids, queue_by_flow })
+    }
+}
+
+fn list_of_strings(f: &mut Fields, key: &str) -> Result<Vec<String>> {
+    match f.node(key) {
+        None => Ok(vec![]),
+        Some(Node { val: Val::Str(s), .. }) => Ok(vec![s.clone()]),
+        Some(Node { val: Val::Array(items), .. }) => items
+            .iter()
+            .map(|n| match &n.val {
+                Val::Str(s) => Ok(s.clone()),
+                v => Err(f.error(key, format!("expected names, got {}", v.type_name()))),
+            })
+            .collect(),
+        Some(n) => Err(f.error(key, format!("expected a list of names, got {}", n.val.type_name()))),
+    }
+}
+
+/// Read a `queue = { discipline = ..., ... }` table.
+pub fn read_queue(src: &Source, path: &str, t: &Table, at: Origin) -> Result<QdiscParams> {
+    let mut f = Fields::new(src, path, t, at);
+    let names: Vec<&str> = qdisc::REGISTRY.iter().map(|d| d.name).collect();
+    let discipline: String = f.req("discipline", String::new(), "queue discipline")?;
+    let Some(info) = qdisc::find(&discipline) else {
+        return Err(f.error("discipline", format!("unknown discipline '{discipline}' (allowed: {})", names.join(", "))));
+    };
+    let params = (info.read)(&mut f)?;
+    f.finish()?;
+    Ok(params)
+}
+
+/// Shortest paths, one breadth-first search per destination, cached.
+#[derive(Default)]
+struct Routes {
+    /// Hop distance to a destination from every node.
+    dist: HashMap<u32, Vec<u32>>,
+}
+
+impl Routes {
+    fn path(&mut self, b: &Builder, from: u32, to: u32) -> Option<Vec<u32>> {
+        let dist = self.dist.entry(to).or_insert_with(|| {
+            // BFS on the reversed graph from `to`.
+            let n = b.nodes.len();
+            let mut into: Vec<Vec<u32>> = vec![vec![]; n];
+            for l in &b.links {
+                into[l.to as usize].push(l.from);
+            }
+            let mut dist = vec![u32::MAX; n];
+            dist[to as usize] = 0;
+            let mut queue = VecDeque::from([to]);
+            while let Some(v) = queue.pop_front() {
+                for &u in &into[v as usize] {
+                    if dist[u as usize] == u32::MAX {
+                        dist[u as usize] = dist[v as usize] + 1;
+                        queue.push_back(u);
+                    }
+                }
+            }
+            dist
+        });
+        if dist[from as usize] == u32::MAX {
+            return None;
+        }
+        let mut path = Vec::new();
+        let mut at = from;
+        while at != to {
+            // The first link in file order that gets one hop closer.
+            let next = b.out_links[at as usize].iter().copied().find(|&l| dist[b.links[l as usize].to as usize] + 1 == dist[at as usize])?;
+            path.push(next);
+            at = b.links[next as usize].to;
+        }
+        Some(path)
+    }
+}
+
+/// The catalogue of every discipline and flow kind with its parameters, as JSON.
+pub fn catalogue_json() -> String {
+    use crate::conf::ParamDoc;
+    #[derive(Serialize)]
+    struct Entry {
+        name: &'static str,
+        aliases: Vec<&'static str>,
+        summary: &'static str,
+        params: Vec<ParamDoc>,
+    }
+    let src = Source { path: "<catalogue>".into() };
+    let disciplines: Vec<Entry> = qdisc::REGISTRY
+        .iter()
+        .map(|d| {
+            let mut docs = Vec::new();
+            let _ = (d.read)(&mut Fields::catalogue(&src, &mut docs));
+            Entry { name: d.name, aliases: d.aliases.to_vec(), summary: d.summary, params: docs }
+        })
+        .collect();
+    let flow_kinds: Vec<Entry> = app::REGISTRY
+        .iter()
+        .map(|k| {
+            let mut docs = Vec::new();
+            let _ = (k.read)(&mut Fields::catalogue(&src, &mut docs));
+            Entry { name: k.name, aliases: vec![], summary: k.summary, params: docs }
+        })
+        .collect();
+    let common_flow_keys = {
+        let mut docs = Vec::new();
+        let mut f = Fields::catalogue(&src, &mut docs);
+        let _ = f.req::<String>("name", String::new(), "flow name ({i} with count)");
+        let _ = f.opt::<u32>("count", "expand this entry count times, {i} = 1..count");
+        let _ = f.req::<String>("src", String::new(), "source node");
+        let _ = f.req::<String>("dst", String::new(), "destination node");
+        let _ = f.req::<String>("kind", String::new(), "flow kind");
+        let _ = f.opt::<String>("group", "label for per-group fairness");
+        let _ = f.or("start", Duration(0), "when the source starts");
+        let _ = f.opt::<Duration>("stop", "when the source stops (default: never)");
+        drop(f);
+        docs
+    };
+    serde_json::json!({
+        "disciplines": disciplines,
+        "flow_kinds": flow_kinds,
+        "flow_common": common_flow_keys,
+        "congestion_controls": crate::catalogue_congestion_controls(),
+    })
+    .to_string()
+}

@@ -1,0 +1,547 @@
+//! The simulation: the event loop over links, queues and agents, with statistics.
+//!
+//! A packet's life: an agent emits it; it joins the output queue of the first link of its
+//! path (data: the flow's forward path, ACKs: the reverse path); when the link's transmitter
+//! takes it, its queueing delay is recorded and it occupies the line for size / rate; it
+//! reaches the far node one propagation delay later, where it either joins the next queue or,
+//! at its destination, is handed to the agent there.
+//!
+//! Definitions kept by the statistics (over the window `[warmup, duration)`):
+//! - queueing delay: from arrival at a link's queue to the start of its transmission;
+//! - queue length: packets waiting, not counting the one being transmitted (time average);
+//! - utilization: time the transmitter is busy / window length;
+//! - throughput: bytes delivered to the destination / window length (retransmissions too);
+//! - goodput: bytes of new data delivered in order (for datagrams: all delivered bytes).
+//! Counters are taken at the event: a packet sent before warmup and delivered after it counts
+//! as delivered, not as sent.
+
+use crate::app::{AnyAgent, FlowIds, Outbox};
+use crate::packet::{flags, Packet, PacketArena, PacketId, PacketKind};
+use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, PerReason, QdiscCtx, Verdict};
+use crate::results::{self, Results};
+use crate::rng::SimRng;
+use crate::scenario::Scenario;
+use crate::sched::{Event, Scheduler};
+use crate::units::tx_time_ns;
+
+/// A run that cannot go on: a guard tripped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimError(pub String);
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for SimError {}
+
+/// Counters of one link direction over the window.
+#[derive(Clone, Debug, Default)]
+pub struct LinkStats {
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops: PerReason,
+    pub marks: u64,
+    pub busy_ns: u64,
+    /// Integral of queue length over time, packet-ns and byte-ns.
+    pub area_pkts: u128,
+    pub area_bytes: u128,
+    pub qdelay_ns: u128,
+    pub max_len: usize,
+    last_change: u64,
+}
+
+/// Counters of one flow at one hop of its path (over the window, but `queued`, which is now).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HopStats {
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops: u64,
+    pub marks: u64,
+    pub overflow_arrivals: u64,
+    pub qdelay_ns: u64,
+    /// Sum of squared queueing delays, s^2 (f64: ns^2 would overflow).
+    pub qdelay_sq_s2: f64,
+    /// Packets of this flow in this queue right now.
+    pub queued: u32,
+}
+
+/// Counters of one flow.
+#[derive(Clone, Debug, Default)]
+pub struct FlowStats {
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub retransmits: u64,
+    pub delivered_pkts: u64,
+    pub delivered_bytes: u64,
+    pub goodput_bytes: u64,
+    pub drops: PerReason,
+    pub ack_drops: u64,
+    pub marks: u64,
+    pub delay_ns: u128,
+    pub qdelay_ns: u128,
+    pub timeouts: u64,
+    pub rtt_ns: u128,
+    pub rtt_samples: u64,
+    pub app_delay_ns: u128,
+    pub app_delay_sq_s2: f64,
+    pub app_delay_samples: u64,
+    pub completed_at: Option<u64>,
+    /// Whole-run counts of data packets, for the conservation check.
+    pub total_sent: u64,
+    pub total_delivered: u64,
+    pub total_dropped: u64,
+    /// Delivered bytes over the whole run (for per-interval throughput series).
+    pub total_delivered_bytes: u64,
+}
+
+pub(crate) struct LinkRt {
+    pub rate_bps: u64,
+    pub delay_ns: u64,
+    pub loss: f64,
+    pub to: u32,
+    pub q: AnyQdisc,
+    pub rng: SimRng,
+    pub tx: Option<PacketId>,
+    pub tx_start: u64,
+    pub stats: LinkStats,
+}
+
+pub(crate) struct FlowRt {
+    /// Offsets of the forward and reverse paths in `Simulation::paths`.
+    pub fwd: u32,
+    pub rev: u32,
+    pub stats: FlowStats,
+}
+
+/// One run of a scenario.
+pub struct Simulation {
+    pub(crate) sc: Scenario,
+    pub(crate) seed: u64,
+    pub(crate) sched: Scheduler,
+    pub(crate) pkts: PacketArena,
+    pub(crate) links: Vec<LinkRt>,
+    pub(crate) flows: Vec<FlowRt>,
+    /// Sender of flow f at 2f, receiver at 2f + 1.
+    pub(crate) agents: Vec<AnyAgent>,
+    /// Every flow's forward then reverse path, flattened; `hops` runs parallel to it.
+    pub(crate) paths: Vec<u32>,
+    pub(crate) hops: Vec<HopStats>,
+    pub(crate) events: u64,
+    pub(crate) series: results::SeriesRecorder,
+    out: Outbox,
+    victims: Vec<(PacketId, DropReason)>,
+    pub(crate) measure_from: u64,
+    pub(crate) end: u64,
+    pub(crate) started: std::time::Instant,
+}
+
+/// Length of the overlap of [a, b) with [lo, hi).
+#[inline]
+fn overlap(a: u64, b: u64, lo: u64, hi: u64) -> u64 {
+    b.min(hi).saturating_sub(a.max(lo))
+}
+
+impl Simulation {
+    /// Build a run of `sc` with master seed `seed` (the scenario's own when `None`).
+    pub fn new(sc: &Scenario, seed: Option<u64>) -> Simulation {
+        let seed = seed.unwrap_or(sc.seed);
+        let mean_packet_size = if sc.flows.is_empty() {
+            1000
+        } else {
+            (sc.flows.iter().map(|f| f.params.mean_packet_size()).sum::<f64>() / sc.flows.len() as f64).round().max(1.0) as u32
+        };
+        let links = sc
+            .links
+            .iter()
+            .map(|l| {
+                let info = LinkInfo { rate_bps: l.rate_bps, n_flows: sc.flows.len(), mean_packet_size };
+                LinkRt {
+                    rate_bps: l.rate_bps,
+                    delay_ns: l.delay_ns,
+                    loss: l.loss,
+                    to: l.to,
+                    q: l.queue.build(&info),
+                    rng: SimRng::stream(seed, &format!("link:{}", l.name)),
+                    tx: None,
+                    tx_start: 0,
+                    stats: LinkStats::default(),
+                }
+            })
+            .collect();
+        let mut paths = Vec::new();
+        let mut flows = Vec::new();
+        let mut agents = Vec::new();
+        let mut sched = Scheduler::new();
+        for (i, f) in sc.flows.iter().enumerate() {
+            let fwd = paths.len() as u32;
+            paths.extend_from_slice(&f.fwd);
+            let rev = paths.len() as u32;
+            paths.extend_from_slice(&f.rev);
+            flows.push(FlowRt { fwd, rev, stats: FlowStats::default() });
+            let ids = FlowIds { flow: i as u32, src: f.src, dst: f.dst };
+            let (sender, receiver) = f.params.build(ids, f.when, SimRng::stream(seed, &format!("flow:{}", f.name)));
+            agents.push(sender);
+            agents.push(receiver);
+            sched.at(f.when.start, Event::Start { agent: 2 * i as u32 });
+        }
+        let hops = vec![HopStats::default(); paths.len()];
+        let series = results::SeriesRecorder::new(sc);
+        if let Some(interval) = sc.trace.interval {
+            sched.at(sc.warmup_ns.min(interval), Event::Sample);
+        }
+        let mut links = links;
+        for l in &mut links {
+            let l: &mut LinkRt = l;
+            l.stats.last_change = sc.warmup_ns;
+        }
+        Simulation {
+            sc: sc.clone(),
+            seed,
+            sched,
+            pkts: PacketArena::new(),
+            links,
+            flows,
+            agents,
+            paths,
+            hops,
+            events: 0,
+            series,
+            out: Outbox::default(),
+            victims: Vec::new(),
+            measure_from: sc.warmup_ns,
+            end: sc.duration_ns,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// Current simulated time, ns.
+    pub fn now(&self) -> u64 {
+        self.sched.now()
+    }
+
+    /// Events handled so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Whether the run has reached its end.
+    pub fn finished(&self) -> bool {
+        self.sched.peek_time().is_none_or(|t| t >= self.end)
+    }
+
+    /// Run to the end.
+    pub fn run(&mut self) -> Result<(), SimError> {
+        self.run_until(u64::MAX)
+    }
+
+    /// Handle every event before `limit` (and before the end of the run).
+    pub fn run_until(&mut self, limit: u64) -> Result<(), SimError> {
+        let stop = limit.min(self.end);
+        let max_events = self.sc.max_events.unwrap_or(u64::MAX);
+        while let Some(t) = self.sched.peek_time() {
+            if t >= stop {
+                break;
+            }
+            let (now, ev) = self.sched.pop().expect("peeked");
+            self.events += 1;
+            if self.events > max_events {
+                return Err(SimError(format!(
+                    "stopped at {:.3} s after {} events (simulation.max_events); raise it if the run is meant to be this long",
+                    now as f64 * 1e-9,
+                    max_events
+                )));
+            }
+            match ev {
+                Event::TxDone { link } => self.tx_done(now, link),
+                Event::Arrive { link, pkt } => self.arrive(now, link, pkt)?,
+                Event::Timer { agent, kind, gen } => {
+                    self.agents[agent as usize].inner_mut().on_timer(now, kind, gen, &mut self.out);
+                    self.flush_outbox(now, agent)?;
+                }
+                Event::Start { agent } => {
+                    self.agents[agent as usize].inner_mut().start(now, &mut self.out);
+                    self.flush_outbox(now, agent)?;
+                }
+                Event::Sample => {
+                    self.sample(now);
+                    if let Some(iv) = self.sc.trace.interval {
+                        self.sched.at(now + iv, Event::Sample);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Results of the run so far (normally called once finished).
+    pub fn results(&mut self) -> Results {
+        let end = self.sched.now().max(self.end.min(self.sched.peek_time().unwrap_or(self.end)));
+        let end = if self.finished() { self.end } else { end };
+        for l in &mut self.links {
+            Self::touch(l, end, self.measure_from, self.end);
+            if l.tx.is_some() {
+                l.stats.busy_ns += overlap(l.tx_start, end, self.measure_from, self.end);
+                l.tx_start = end;
+            }
+        }
+        results::build(self, end)
+    }
+
+    /// Data packets of each flow still in queues or on the wire, counted from the arena.
+    pub fn in_flight_by_flow(&self) -> Vec<u64> {
+        let mut counts = vec![0u64; self.flows.len()];
+        for id in self.pkts.live_ids() {
+            let p = &self.pkts[id];
+            if p.kind == PacketKind::Data {
+                counts[p.flow as usize] += 1;
+            }
+        }
+        counts
+    }
+
+    // -----------------------------------------------------------------------------------------
+
+    #[inline]
+    fn measuring(&self, now: u64) -> bool {
+        now >= self.measure_from
+    }
+
+    /// Add the time since the last change to the queue-length integrals.
+    #[inline]
+    fn touch(l: &mut LinkRt, now: u64, lo: u64, hi: u64) {
+        let dt = overlap(l.stats.last_change, now, lo, hi);
+        if dt > 0 {
+            let q = l.q.inner();
+            l.stats.area_pkts += q.len() as u128 * dt as u128;
+            l.stats.area_bytes += q.bytes() as u128 * dt as u128;
+        }
+        l.stats.last_change = l.stats.last_change.max(now);
+    }
+
+    fn flush_outbox(&mut self, now: u64, agent: u32) -> Result<(), SimError> {
+        let flow = (agent / 2) as usize;
+        let is_sender = agent % 2 == 0;
+        let measuring = self.measuring(now);
+        let out = &mut self.out;
+        let st = &mut self.flows[flow].stats;
+        if measuring {
+            st.goodput_bytes += out.goodput_bytes;
+            st.timeouts += out.timeouts as u64;
+            for &r in &out.rtt_samples {
+                st.rtt_ns += r as u128;
+                st.rtt_samples += 1;
+            }
+            for &d in &out.app_delay_samples {
+                st.app_delay_ns += d as u128;
+                st.app_delay_sq_s2 += (d as f64 * 1e-9).powi(2);
+                st.app_delay_samples += 1;
+            }
+        }
+        if out.completed && st.completed_at.is_none() {
+            st.completed_at = Some(now);
+        }
+        for t in out.timers.drain(..) {
+            self.sched.at(t.at.max(now), Event::Timer { agent, kind: t.kind, gen: t.gen });
+        }
+        let packets = std::mem::take(&mut out.packets);
+        out.clear();
+        for mut p in packets.iter().copied() {
+            p.sent_at = now;
+            p.hop = 0;
+            p.qdelay = 0;
+            if is_sender && p.kind == PacketKind::Data {
+                let st = &mut self.flows[flow].stats;
+                st.total_sent += 1;
+                if measuring {
+                    st.sent_pkts += 1;
+                    st.sent_bytes += p.size as u64;
+                    if p.has(flags::RETX) {
+                        st.retransmits += 1;
+                    }
+                }
+            }
+            let base = if is_sender { self.flows[flow].fwd } else { self.flows[flow].rev };
+            let link = self.paths[base as usize];
+            let id = self.pkts.alloc(p);
+            self.enqueue(now, link, id, base as usize)?;
+        }
+        // Give the vector back so its capacity is reused.
+        let mut packets = packets;
+        packets.clear();
+        self.out.packets = packets;
+        Ok(())
+    }
+
+    /// Index in `paths`/`hops` of the hop packet `p` is at.
+    #[inline]
+    fn hop_index(&self, p: &Packet) -> usize {
+        let f = &self.flows[p.flow as usize];
+        let base = if p.kind == PacketKind::Data { f.fwd } else { f.rev };
+        base as usize + p.hop as usize
+    }
+
+    fn enqueue(&mut self, now: u64, link_id: u32, id: PacketId, hop_idx: usize) -> Result<(), SimError> {
+        let measuring = self.measuring(now);
+        let (lo, hi) = (self.measure_from, self.end);
+        let l = &mut self.links[link_id as usize];
+        Self::touch(l, now, lo, hi);
+        let size = self.pkts[id].size;
+        self.pkts[id].enq_at = now;
+        let full = l.q.inner().is_full(size);
+        if measuring {
+            l.stats.arrivals += 1;
+            let h = &mut self.hops[hop_idx];
+            h.arrivals += 1;
+            if full {
+                h.overflow_arrivals += 1;
+            }
+        }
+        let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims };
+        let verdict = l.q.inner_mut().enqueue(id, &mut cx);
+        let len = l.q.inner().len();
+        l.stats.max_len = l.stats.max_len.max(len);
+        let busy = l.tx.is_some();
+        match verdict {
+            Verdict::Enqueued | Verdict::Marked => {
+                let h = &mut self.hops[hop_idx];
+                h.queued += 1;
+                if verdict == Verdict::Marked && measuring {
+                    h.marks += 1;
+                    self.links[link_id as usize].stats.marks += 1;
+                    self.flows[self.pkts[id].flow as usize].stats.marks += 1;
+                }
+            }
+            Verdict::Dropped(reason) => self.drop_packet(now, link_id, id, reason, false),
+        }
+        self.drop_victims(now, link_id);
+        if len as u64 > self.sc.max_queue_pkts {
+            return Err(SimError(format!(
+                "link '{}': queue grew past {} packets (simulation.max_queue_pkts) at {:.3} s; the offered load exceeds the link and the buffer is unbounded",
+                self.sc.links[link_id as usize].name,
+                self.sc.max_queue_pkts,
+                now as f64 * 1e-9
+            )));
+        }
+        if !busy {
+            self.start_tx(now, link_id);
+        }
+        Ok(())
+    }
+
+    fn drop_victims(&mut self, now: u64, link_id: u32) {
+        while let Some((victim, reason)) = self.victims.pop() {
+            self.drop_packet(now, link_id, victim, reason, true);
+        }
+    }
+
+    /// Account for and free a dropped packet; `was_queued` for victims taken from the queue.
+    fn drop_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason, was_queued: bool) {
+        let p = self.pkts[id];
+        let hi = self.hop_index(&p);
+        if was_queued {
+            self.hops[hi].queued -= 1;
+        }
+        let measuring = self.measuring(now);
+        let st = &mut self.flows[p.flow as usize].stats;
+        if p.kind == PacketKind::Data {
+            st.total_dropped += 1;
+        }
+        if measuring {
+            self.hops[hi].drops += 1;
+            self.links[link_id as usize].stats.drops.add(reason);
+            if p.kind == PacketKind::Data {
+                st.drops.add(reason);
+            } else {
+                st.ack_drops += 1;
+            }
+        }
+        self.pkts.free(id);
+    }
+
+    /// Give the idle transmitter of `link_id` its next packet, if any.
+    fn start_tx(&mut self, now: u64, link_id: u32) {
+        let (lo, hi) = (self.measure_from, self.end);
+        let l = &mut self.links[link_id as usize];
+        debug_assert!(l.tx.is_none());
+        Self::touch(l, now, lo, hi);
+        let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims };
+        let next = l.q.inner_mut().dequeue(&mut cx);
+        let rate = l.rate_bps;
+        self.drop_victims(now, link_id);
+        let Some(id) = next else { return };
+        let measuring = self.measuring(now);
+        let p = &mut self.pkts[id];
+        let wait = now - p.enq_at;
+        p.qdelay += wait;
+        let size = p.size;
+        let p = *p;
+        let hi = self.hop_index(&p);
+        let h = &mut self.hops[hi];
+        h.queued -= 1;
+        if measuring {
+            h.departures += 1;
+            h.qdelay_ns += wait;
+            h.qdelay_sq_s2 += (wait as f64 * 1e-9).powi(2);
+        }
+        let l = &mut self.links[link_id as usize];
+        if measuring {
+            l.stats.departures += 1;
+            l.stats.qdelay_ns += wait as u128;
+        }
+        l.tx = Some(id);
+        l.tx_start = now;
+        self.sched.at(now + tx_time_ns(size, rate), Event::TxDone { link: link_id });
+    }
+
+    fn tx_done(&mut self, now: u64, link_id: u32) {
+        let (lo, hi) = (self.measure_from, self.end);
+        let l = &mut self.links[link_id as usize];
+        let id = l.tx.take().expect("a transmission was in progress");
+        l.stats.busy_ns += overlap(l.tx_start, now, lo, hi);
+        if l.loss > 0.0 && l.rng.chance(l.loss) {
+            self.drop_packet(now, link_id, id, DropReason::LinkLoss, false);
+        } else {
+            let at = now + l.delay_ns;
+            self.sched.at(at, Event::Arrive { link: link_id, pkt: id });
+        }
+        self.start_tx(now, link_id);
+    }
+
+    fn arrive(&mut self, now: u64, link_id: u32, id: PacketId) -> Result<(), SimError> {
+        let node = self.links[link_id as usize].to;
+        let p = &mut self.pkts[id];
+        if node != p.dst {
+            p.hop += 1;
+            let p = *p;
+            let hi = self.hop_index(&p);
+            let next = self.paths[hi];
+            return self.enqueue(now, next, id, hi);
+        }
+        let p = *p;
+        self.pkts.free(id);
+        let flow = p.flow as usize;
+        let agent = if p.kind == PacketKind::Data {
+            let st = &mut self.flows[flow].stats;
+            st.total_delivered += 1;
+            st.total_delivered_bytes += p.size as u64;
+            if now >= self.measure_from {
+                st.delivered_pkts += 1;
+                st.delivered_bytes += p.size as u64;
+                st.delay_ns += (now - p.sent_at) as u128;
+                st.qdelay_ns += p.qdelay as u128;
+            }
+            2 * flow as u32 + 1
+        } else {
+            2 * flow as u32
+        };
+        self.agents[agent as usize].inner_mut().on_packet(now, &p, &mut self.out);
+        self.flush_outbox(now, agent)
+    }
+
+    fn sample(&mut self, now: u64) {
+        let mut series = std::mem::take(&mut self.series);
+        series.record(self, now);
+        self.series = series;
+    }
+}

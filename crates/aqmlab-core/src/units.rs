@@ -1,0 +1,133 @@
+//! Quantities with units, as written in scenario files: durations (`"100ms"`), bit rates
+//! (`"1.5Mbps"`) and byte sizes (`"64KB"`). Inside the engine time is integer nanoseconds,
+//! rates are integer bits per second and sizes integer bytes; conversion happens once, here.
+
+/// Nanoseconds per second.
+pub const NS_PER_S: u64 = 1_000_000_000;
+
+fn split_number(text: &str) -> Option<(f64, &str)> {
+    let text = text.trim();
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+        .unwrap_or(text.len());
+    // "1e3s" is fine, but a unit starting with 'e' must not be eaten: back off if parsing fails.
+    let mut cut = end;
+    while cut > 0 {
+        if let Ok(v) = text[..cut].parse::<f64>() {
+            return Some((v, text[cut..].trim()));
+        }
+        cut -= 1;
+    }
+    None
+}
+
+fn scaled(text: &str, units: &[(&str, f64)], what: &str) -> Result<u64, String> {
+    let allowed = units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ");
+    let (value, unit) = split_number(text)
+        .ok_or_else(|| format!("'{text}' is not a {what}: write a number and a unit ({allowed})"))?;
+    let factor = units
+        .iter()
+        .find(|(u, _)| *u == unit)
+        .map(|(_, f)| *f)
+        .ok_or_else(|| {
+            if unit.is_empty() {
+                format!("'{text}' has no unit: write a number and a unit ({allowed})")
+            } else {
+                format!("'{text}' has an unknown unit '{unit}' (allowed: {allowed})")
+            }
+        })?;
+    if !value.is_finite() || value < 0.0 {
+        return Err(format!("'{text}' must be a finite, non-negative {what}"));
+    }
+    let scaled = (value * factor).round();
+    if scaled >= u64::MAX as f64 / 4.0 {
+        return Err(format!("'{text}' is too large a {what}"));
+    }
+    Ok(scaled as u64)
+}
+
+/// A duration string to nanoseconds: `s`, `ms`, `us`, `ns`, `min`.
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    scaled(
+        text,
+        &[("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1.0), ("min", 60e9)],
+        "duration",
+    )
+}
+
+/// A bit-rate string to bits per second: `bps`, `kbps`, `Mbps`, `Gbps` (decimal prefixes).
+pub fn parse_rate(text: &str) -> Result<u64, String> {
+    scaled(
+        text,
+        &[("bps", 1.0), ("kbps", 1e3), ("Kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9)],
+        "bit rate",
+    )
+}
+
+/// A size string to bytes: `B`, `KB`, `MB`, `GB` (decimal prefixes, as networking uses),
+/// and `KiB`, `MiB` (binary).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    scaled(
+        text,
+        &[("B", 1.0), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0), ("MiB", 1048576.0)],
+        "size",
+    )
+}
+
+/// Seconds as a float, for reports.
+pub fn ns_to_s(ns: u64) -> f64 {
+    ns as f64 / NS_PER_S as f64
+}
+
+/// Time to serialise `bytes` at `rate_bps`, rounded up to the next nanosecond.
+#[inline]
+pub fn tx_time_ns(bytes: u32, rate_bps: u64) -> u64 {
+    let bits = bytes as u128 * 8 * NS_PER_S as u128;
+    bits.div_ceil(rate_bps as u128) as u64
+}
+
+/// Format a duration in ns as a short human string (for messages).
+pub fn fmt_duration(ns: u64) -> String {
+    if ns % NS_PER_S == 0 {
+        format!("{}s", ns / NS_PER_S)
+    } else if ns % 1_000_000 == 0 {
+        format!("{}ms", ns / 1_000_000)
+    } else {
+        format!("{}ns", ns)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_convert_to_nanoseconds() {
+        assert_eq!(parse_duration("100s"), Ok(100 * NS_PER_S));
+        assert_eq!(parse_duration("1.5ms"), Ok(1_500_000));
+        assert_eq!(parse_duration(" 20 us"), Ok(20_000));
+        assert_eq!(parse_duration("1e-3s"), Ok(1_000_000));
+    }
+
+    #[test]
+    fn rates_and_sizes_use_decimal_prefixes() {
+        assert_eq!(parse_rate("1Mbps"), Ok(1_000_000));
+        assert_eq!(parse_rate("19.2kbps"), Ok(19_200));
+        assert_eq!(parse_size("64KB"), Ok(64_000));
+        assert_eq!(parse_size("1KiB"), Ok(1024));
+    }
+
+    #[test]
+    fn missing_or_unknown_units_are_explained() {
+        assert!(parse_duration("100").unwrap_err().contains("no unit"));
+        assert!(parse_rate("1 Mbit").unwrap_err().contains("unknown unit 'Mbit'"));
+        assert!(parse_rate("-1Mbps").is_err());
+        assert!(parse_duration("fast").unwrap_err().contains("not a duration"));
+    }
+
+    #[test]
+    fn transmission_time_is_exact_or_rounded_up() {
+        assert_eq!(tx_time_ns(1000, 1_000_000), 8_000_000);
+        assert_eq!(tx_time_ns(1, 3), 2_666_666_667);
+    }
+}
