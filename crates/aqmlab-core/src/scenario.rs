@@ -389,8 +389,9 @@ impl<'a> Builder<'a> {
         };
         let group: Option<String> = f.opt("group", "label for per-group fairness")?;
         let start: Duration = f.or("start", Duration(0), "when the source starts")?;
+        let jitter: Duration = f.or("start_jitter", Duration(0), "start at a uniform random time in [start, start + start_jitter]")?;
         let stop: Option<Duration> = f.opt("stop", "when the source stops (default: never)")?;
-        f.ensure(start.0 < duration, "start", "is not before the end of the simulation")?;
+        f.ensure(start.0 + jitter.0 < duration, "start", "is not before the end of the simulation")?;
         if let Some(stop) = stop {
             f.ensure(stop.0 > start.0, "stop", "must be after start")?;
         }
@@ -430,7 +431,7 @@ impl<'a> Builder<'a> {
                 group: group.as_ref().map(|g| substitute(g, i)),
                 src: sid,
                 dst: did,
-                when: Schedule { start: start.0, stop: stop.map(|s| s.0) },
+                when: Schedule { start: start.0, jitter: jitter.0, stop: stop.map(|s| s.0) },
                 params: params.clone(),
                 fwd,
                 rev,
@@ -574,6 +575,7 @@ pub fn catalogue_json() -> String {
         let _ = f.req::<String>("kind", String::new(), "flow kind");
         let _ = f.opt::<String>("group", "label for per-group fairness");
         let _ = f.or("start", Duration(0), "when the source starts");
+        let _ = f.or("start_jitter", Duration(0), "start at a uniform random time in [start, start + start_jitter]");
         let _ = f.opt::<Duration>("stop", "when the source stops (default: never)");
         drop(f);
         docs

@@ -180,10 +180,16 @@ impl Simulation {
             paths.extend_from_slice(&f.rev);
             flows.push(FlowRt { fwd, rev, stats: FlowStats::default() });
             let ids = FlowIds { flow: i as u32, src: f.src, dst: f.dst };
-            let (sender, receiver) = f.params.build(ids, f.when, SimRng::stream(seed, &format!("flow:{}", f.name)));
+            // The start draw has its own stream, so jitter does not shift the flow's own draws.
+            let mut when = f.when;
+            if when.jitter > 0 {
+                let u = SimRng::stream(seed, &format!("start:{}", f.name)).uniform();
+                when.start += (u * when.jitter as f64) as u64;
+            }
+            let (sender, receiver) = f.params.build(ids, when, SimRng::stream(seed, &format!("flow:{}", f.name)));
             agents.push(sender);
             agents.push(receiver);
-            sched.at(f.when.start, Event::Start { agent: 2 * i as u32 });
+            sched.at(when.start, Event::Start { agent: 2 * i as u32 });
         }
         let hops = vec![HopStats::default(); paths.len()];
         let series = results::SeriesRecorder::new(sc);

@@ -71,6 +71,8 @@ pub struct FlowIds {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Schedule {
     pub start: u64,
+    /// The start is drawn uniformly from [start, start + jitter] (a stream of its own).
+    pub jitter: u64,
     pub stop: Option<u64>,
 }
 

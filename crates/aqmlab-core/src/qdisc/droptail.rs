@@ -6,9 +6,16 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use super::{DropReason, LinkInfo, QdiscCtx, QueueDisc, Verdict};
+use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Fields, Limit, Result};
 use crate::packet::PacketId;
+
+pub const INFO: DisciplineInfo = DisciplineInfo {
+    name: "droptail",
+    aliases: &["fifo"],
+    summary: "First come first served with tail drop when the buffer is full.",
+    read: |f| Params::read(f).map(QdiscParams::DropTail),
+};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Params {

@@ -14,9 +14,9 @@
 //! `arrivals = enqueued + dropped_on_arrival` and
 //! `len = enqueued - dequeued - evicted`.
 //!
-//! Adding a discipline: one file with a `Params` type (`read` through [`Fields`], `Serialize`)
-//! and a type implementing [`QueueDisc`]; then one line in each of [`REGISTRY`],
-//! [`QdiscParams`] and [`AnyQdisc`].
+//! Adding a discipline: one file with `INFO` (name, summary, reader), a `Params` type read
+//! through [`Fields`], and a type implementing [`QueueDisc`]; then one line in the
+//! `disciplines!` list below.
 
 use serde::Serialize;
 
@@ -148,7 +148,7 @@ pub trait QueueDisc {
     }
 }
 
-/// A discipline's entry in the catalogue.
+/// A discipline's entry in the catalogue; each discipline file defines one as `INFO`.
 pub struct DisciplineInfo {
     pub name: &'static str,
     pub aliases: &'static [&'static str],
@@ -156,59 +156,63 @@ pub struct DisciplineInfo {
     pub read: fn(&mut Fields) -> Result<QdiscParams>,
 }
 
-/// Every discipline, in catalogue order.
-pub const REGISTRY: &[DisciplineInfo] = &[DisciplineInfo {
-    name: "droptail",
-    aliases: &["fifo"],
-    summary: "First come first served with tail drop when the buffer is full.",
-    read: |f| droptail::Params::read(f).map(QdiscParams::DropTail),
-}];
+/// Declares every discipline once: `Variant(module::Type)`. The module provides `INFO`, a
+/// `Params` type (`Clone + Debug + PartialEq + Serialize`) and `Type::new(&Params, &LinkInfo)`.
+macro_rules! disciplines {
+    ($( $variant:ident($module:ident :: $ty:ident) ),* $(,)?) => {
+        /// Every discipline, in catalogue order.
+        pub const REGISTRY: &[DisciplineInfo] = &[ $( $module::INFO, )* ];
+
+        /// Validated parameters of one discipline.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum QdiscParams { $( $variant($module::Params), )* }
+
+        impl QdiscParams {
+            /// The discipline's registered name.
+            pub fn name(&self) -> &'static str {
+                match self { $( QdiscParams::$variant(_) => $module::INFO.name, )* }
+            }
+            pub fn build(&self, link: &LinkInfo) -> AnyQdisc {
+                match self { $( QdiscParams::$variant(p) => AnyQdisc::$variant($module::$ty::new(p, link)), )* }
+            }
+        }
+
+        impl Serialize for QdiscParams {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                #[derive(Serialize)]
+                struct Tagged<'a, P: Serialize> {
+                    discipline: &'static str,
+                    #[serde(flatten)]
+                    params: &'a P,
+                }
+                match self { $( QdiscParams::$variant(p) => Tagged { discipline: self.name(), params: p }.serialize(s), )* }
+            }
+        }
+
+        /// Static dispatch over every discipline.
+        pub enum AnyQdisc { $( $variant($module::$ty), )* }
+
+        impl AnyQdisc {
+            #[inline]
+            pub fn inner(&self) -> &dyn QueueDisc {
+                match self { $( AnyQdisc::$variant(q) => q, )* }
+            }
+            #[inline]
+            pub fn inner_mut(&mut self) -> &mut dyn QueueDisc {
+                match self { $( AnyQdisc::$variant(q) => q, )* }
+            }
+        }
+    };
+}
+
+// One line per discipline; keep one discipline per file.
+disciplines! {
+    DropTail(droptail::DropTail),
+}
 
 /// Look a discipline up by name or alias.
 pub fn find(name: &str) -> Option<&'static DisciplineInfo> {
     REGISTRY.iter().find(|d| d.name == name || d.aliases.contains(&name))
-}
-
-/// Validated parameters of one discipline.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "discipline", rename_all = "snake_case")]
-pub enum QdiscParams {
-    DropTail(droptail::Params),
-}
-
-impl QdiscParams {
-    /// The discipline's registered name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            QdiscParams::DropTail(_) => "droptail",
-        }
-    }
-
-    pub fn build(&self, link: &LinkInfo) -> AnyQdisc {
-        match self {
-            QdiscParams::DropTail(p) => AnyQdisc::DropTail(droptail::DropTail::new(p, link)),
-        }
-    }
-}
-
-/// Static dispatch over every discipline.
-pub enum AnyQdisc {
-    DropTail(droptail::DropTail),
-}
-
-impl AnyQdisc {
-    #[inline]
-    pub fn inner(&self) -> &dyn QueueDisc {
-        match self {
-            AnyQdisc::DropTail(q) => q,
-        }
-    }
-    #[inline]
-    pub fn inner_mut(&mut self) -> &mut dyn QueueDisc {
-        match self {
-            AnyQdisc::DropTail(q) => q,
-        }
-    }
 }
 
 /// Test support shared by the discipline files: a tiny harness that drives a discipline
