@@ -10,7 +10,8 @@ use crate::packet::PacketId;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// The transmitter of a link finished sending its current packet.
-    TxDone { link: u32 },
+    /// Stale when `gen` no longer matches the link's (the transmission was aborted).
+    TxDone { link: u32, gen: u32 },
     /// A packet reaches the far end of a link after propagation.
     Arrive { link: u32, pkt: PacketId },
     /// An agent's timer; stale when `gen` no longer matches the agent's own (lazy cancel).

@@ -104,6 +104,8 @@ pub(crate) struct LinkRt {
     pub rng: SimRng,
     pub tx: Option<PacketId>,
     pub tx_start: u64,
+    /// Generation of the current transmission; an abort bumps it so its TxDone is ignored.
+    pub tx_gen: u32,
     pub stats: LinkStats,
 }
 
@@ -165,6 +167,7 @@ impl Simulation {
                     rng: SimRng::stream(seed, &format!("link:{}", l.name)),
                     tx: None,
                     tx_start: 0,
+                    tx_gen: 0,
                     stats: LinkStats::default(),
                 }
             })
@@ -259,7 +262,11 @@ impl Simulation {
                 )));
             }
             match ev {
-                Event::TxDone { link } => self.tx_done(now, link),
+                Event::TxDone { link, gen } => {
+                    if self.links[link as usize].tx_gen == gen {
+                        self.tx_done(now, link)
+                    }
+                }
                 Event::Arrive { link, pkt } => self.arrive(now, link, pkt)?,
                 Event::Timer { agent, kind, gen } => {
                     self.agents[agent as usize].inner_mut().on_timer(now, kind, gen, &mut self.out);
@@ -403,11 +410,10 @@ impl Simulation {
                 h.overflow_arrivals += 1;
             }
         }
-        let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims };
+        let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: l.tx };
         let verdict = l.q.inner_mut().enqueue(id, &mut cx);
         let len = l.q.inner().len();
         l.stats.max_len = l.stats.max_len.max(len);
-        let busy = l.tx.is_some();
         match verdict {
             Verdict::Enqueued | Verdict::Marked => {
                 let h = &mut self.hops[hop_idx];
@@ -421,6 +427,7 @@ impl Simulation {
             Verdict::Dropped(reason) => self.drop_packet(now, link_id, id, reason, false),
         }
         self.drop_victims(now, link_id);
+        let busy = self.links[link_id as usize].tx.is_some();
         if len as u64 > self.sc.max_queue_pkts {
             return Err(SimError(format!(
                 "link '{}': queue grew past {} packets (simulation.max_queue_pkts) at {:.3} s; the offered load exceeds the link and the buffer is unbounded",
@@ -437,7 +444,17 @@ impl Simulation {
 
     fn drop_victims(&mut self, now: u64, link_id: u32) {
         while let Some((victim, reason)) = self.victims.pop() {
-            self.drop_packet(now, link_id, victim, reason, true);
+            let l = &mut self.links[link_id as usize];
+            if l.tx == Some(victim) {
+                // Dropped in service: abort the transmission; the line is free from now.
+                l.tx = None;
+                l.tx_gen = l.tx_gen.wrapping_add(1);
+                l.stats.busy_ns += overlap(l.tx_start, now, self.measure_from, self.end);
+                self.drop_packet(now, link_id, victim, reason, false);
+                self.start_tx(now, link_id);
+            } else {
+                self.drop_packet(now, link_id, victim, reason, true);
+            }
         }
     }
 
@@ -471,7 +488,7 @@ impl Simulation {
         let l = &mut self.links[link_id as usize];
         debug_assert!(l.tx.is_none());
         Self::touch(l, now, lo, hi);
-        let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims };
+        let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: None };
         let next = l.q.inner_mut().dequeue(&mut cx);
         let rate = l.rate_bps;
         self.drop_victims(now, link_id);
@@ -497,7 +514,8 @@ impl Simulation {
         }
         l.tx = Some(id);
         l.tx_start = now;
-        self.sched.at(now + tx_time_ns(size, rate), Event::TxDone { link: link_id });
+        let gen = l.tx_gen;
+        self.sched.at(now + tx_time_ns(size, rate), Event::TxDone { link: link_id, gen });
     }
 
     fn tx_done(&mut self, now: u64, link_id: u32) {

@@ -111,8 +111,13 @@ pub struct QdiscCtx<'a> {
     pub now: u64,
     pub rng: &'a mut SimRng,
     pub pkts: &'a mut PacketArena,
-    /// Packets removed from the queue (or on dequeue) with their reasons.
+    /// Packets removed from the queue (or on dequeue) with their reasons. Naming the packet
+    /// in service here aborts its transmission (the front-CHOKe model drops it).
     pub victims: &'a mut Vec<(PacketId, DropReason)>,
+    /// The packet the link is transmitting now, if any (`None` inside `dequeue`: the
+    /// transmitter is choosing its next packet; `None` there with an empty queue means the
+    /// line goes idle).
+    pub in_service: Option<PacketId>,
 }
 
 /// What a discipline needs to know about its link when it is built.
@@ -246,7 +251,7 @@ pub mod harness {
         pub fn offer(&mut self, flow: u32, size: u32) -> Verdict {
             let id = self.pkts.alloc(Packet { seq: self.pkts.capacity() as u64, ..Packet::data(flow, flow, 1000, size) });
             let before = self.q.len();
-            let mut cx = QdiscCtx { now: self.now, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims };
+            let mut cx = QdiscCtx { now: self.now, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: None };
             let v = self.q.enqueue(id, &mut cx);
             let evicted = self.victims.len();
             for (vid, why) in self.victims.drain(..) {
@@ -265,7 +270,7 @@ pub mod harness {
 
         /// Take the next packet; returns its flow.
         pub fn serve(&mut self) -> Option<u32> {
-            let mut cx = QdiscCtx { now: self.now, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims };
+            let mut cx = QdiscCtx { now: self.now, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: None };
             let out = self.q.dequeue(&mut cx);
             for (vid, why) in self.victims.drain(..) {
                 self.dropped.push((self.pkts[vid].flow, why));
