@@ -86,6 +86,8 @@ pub struct LinkResult {
     pub mean_queue_pkts: f64,
     pub mean_queue_bytes: f64,
     pub max_queue_pkts: u64,
+    /// Packets waiting at the end of the run.
+    pub queue_pkts_end: u64,
     pub mean_qdelay_s: Option<f64>,
     pub utilization: f64,
     pub flows: Vec<LinkFlowResult>,
@@ -230,6 +232,7 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
                 mean_queue_pkts: s.area_pkts as f64 / window_ns,
                 mean_queue_bytes: s.area_bytes as f64 / window_ns,
                 max_queue_pkts: s.max_len as u64,
+                queue_pkts_end: rt.q.inner().len() as u64,
                 mean_qdelay_s: mean(s.qdelay_ns as f64 * 1e-9, s.departures),
                 utilization: s.busy_ns as f64 / window_ns,
                 flows: per_flow.into_values().filter(|f| f.arrivals > 0).collect(),
