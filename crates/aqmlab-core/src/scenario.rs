@@ -104,6 +104,9 @@ impl Scenario {
             return Err(src.error(&Origin::Default, "", "the file is empty (a scenario needs [simulation], [[link]] and [[flow]])"));
         }
         let mut root = parse_toml(text, &src)?;
+        if root.entries.is_empty() {
+            return Err(src.error(&Origin::Default, "", "the file is empty (a scenario needs [simulation], [[link]] and [[flow]])"));
+        }
         for (key, value) in overrides {
             apply_override(&mut root, key, value, &src)?;
         }
@@ -391,7 +394,7 @@ impl<'a> Builder<'a> {
         let start: Duration = f.or("start", Duration(0), "when the source starts")?;
         let jitter: Duration = f.or("start_jitter", Duration(0), "start at a uniform random time in [start, start + start_jitter]")?;
         let stop: Option<Duration> = f.opt("stop", "when the source stops (default: never)")?;
-        f.ensure(start.0 + jitter.0 < duration, "start", "is not before the end of the simulation")?;
+        f.ensure(start.0 + jitter.0 < duration, "start", "(plus start_jitter) is not before the end of the simulation")?;
         if let Some(stop) = stop {
             f.ensure(stop.0 > start.0, "stop", "must be after start")?;
         }
@@ -403,6 +406,7 @@ impl<'a> Builder<'a> {
         if count.is_some_and(|c| c > 1) && !name.contains("{i}") {
             return Err(f.error("count", "would give every copy the same name: put {i} in name"));
         }
+        let (name_at, src_at, dst_at) = (f.origin("name"), f.origin("src"), f.origin("dst"));
         f.finish()?;
         let indices: Vec<Option<u32>> = match count {
             Some(c) => (1..=c).map(Some).collect(),
@@ -412,19 +416,19 @@ impl<'a> Builder<'a> {
             let fname = substitute(&name, i);
             let field = |k: &str| format!("flow[{fname}].{k}");
             if flows.iter().any(|fl: &FlowSpec| fl.name == fname) {
-                return Err(self.src.error(&at, &field("name"), format!("'{fname}' names two flows")));
+                return Err(self.src.error(&name_at, &field("name"), format!("'{fname}' names two flows")));
             }
             let (s, d) = (substitute(&src, i), substitute(&dst, i));
             let known = |n: &str| self.node_ids.get(n).copied();
-            let sid = known(&s).ok_or_else(|| self.src.error(&at, &field("src"), format!("no link touches node '{s}'")))?;
-            let did = known(&d).ok_or_else(|| self.src.error(&at, &field("dst"), format!("no link touches node '{d}'")))?;
+            let sid = known(&s).ok_or_else(|| self.src.error(&src_at, &field("src"), format!("no link touches node '{s}'")))?;
+            let did = known(&d).ok_or_else(|| self.src.error(&dst_at, &field("dst"), format!("no link touches node '{d}'")))?;
             if sid == did {
-                return Err(self.src.error(&at, &field("dst"), "is the same node as src"));
+                return Err(self.src.error(&dst_at, &field("dst"), "is the same node as src"));
             }
-            let fwd = routes.path(self, sid, did).ok_or_else(|| self.src.error(&at, &field("dst"), format!("'{d}' cannot be reached from '{s}'")))?;
-            let rev = routes.path(self, did, sid).ok_or_else(|| self.src.error(&at, &field("src"), format!("'{s}' cannot be reached from '{d}'")))?;
+            let fwd = routes.path(self, sid, did).ok_or_else(|| self.src.error(&dst_at, &field("dst"), format!("'{d}' cannot be reached from '{s}'")))?;
+            let rev = routes.path(self, did, sid).ok_or_else(|| self.src.error(&src_at, &field("src"), format!("'{s}' cannot be reached from '{d}'")))?;
             if fwd.len() > u16::MAX as usize {
-                return Err(self.src.error(&at, &field("dst"), "path is too long"));
+                return Err(self.src.error(&dst_at, &field("dst"), "path is too long"));
             }
             flows.push(FlowSpec {
                 name: fname,
