@@ -22,6 +22,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sched;
 pub mod sim;
+pub mod tcp;
 pub mod units;
 
 pub use conf::ScenarioError;
@@ -29,9 +30,19 @@ pub use results::Results;
 pub use scenario::Scenario;
 pub use sim::{SimError, Simulation};
 
-/// The congestion-control catalogue (filled in by the TCP family).
+/// The congestion-control catalogue: name, aliases, summary and parameters of each (the keys
+/// a `kind = "tcp"` or `"telnet"` flow reads besides the common ones), as for disciplines.
 pub fn catalogue_congestion_controls() -> serde_json::Value {
-    serde_json::Value::Array(vec![])
+    let src = conf::Source { path: "<catalogue>".into() };
+    let entries = tcp::cc::REGISTRY
+        .iter()
+        .map(|c| {
+            let mut docs = Vec::new();
+            let _ = (c.read)(&mut conf::Fields::catalogue(&src, &mut docs));
+            serde_json::json!({ "name": c.name, "aliases": c.aliases, "summary": c.summary, "params": docs })
+        })
+        .collect();
+    serde_json::Value::Array(entries)
 }
 
 /// Parse, run and return the results of a scenario text: the one-call entry point.

@@ -14,8 +14,10 @@ use serde::Serialize;
 use crate::conf::{Fields, Result};
 use crate::packet::Packet;
 use crate::rng::SimRng;
+use crate::tcp;
 
 pub mod cbr;
+pub mod onoff;
 pub mod poisson;
 pub mod sink;
 pub mod size;
@@ -114,6 +116,21 @@ pub const REGISTRY: &[FlowKindInfo] = &[
         summary: "Datagrams (UDP) with exponential inter-departure times: a Poisson stream.",
         read: |f| poisson::Params::read(f).map(FlowParams::Poisson),
     },
+    FlowKindInfo {
+        name: "onoff",
+        summary: "Exponential on/off datagram source: bursts at a peak rate, unresponsive and bursty.",
+        read: |f| onoff::Params::read(f).map(FlowParams::OnOff),
+    },
+    FlowKindInfo {
+        name: "tcp",
+        summary: "A TCP bulk transfer (finite with bytes, else unending) under a congestion control (cc).",
+        read: |f| tcp::Params::read(f).map(FlowParams::Tcp),
+    },
+    FlowKindInfo {
+        name: "telnet",
+        summary: "Interactive source (the FQ paper's Telnet): Poisson keystrokes sent through a TCP window.",
+        read: |f| tcp::telnet::Params::read(f).map(FlowParams::Telnet),
+    },
 ];
 
 pub fn find(name: &str) -> Option<&'static FlowKindInfo> {
@@ -126,6 +143,9 @@ pub fn find(name: &str) -> Option<&'static FlowKindInfo> {
 pub enum FlowParams {
     Cbr(cbr::Params),
     Poisson(poisson::Params),
+    OnOff(onoff::Params),
+    Tcp(tcp::Params),
+    Telnet(tcp::telnet::Params),
 }
 
 impl FlowParams {
@@ -133,6 +153,9 @@ impl FlowParams {
         match self {
             FlowParams::Cbr(_) => "cbr",
             FlowParams::Poisson(_) => "poisson",
+            FlowParams::OnOff(_) => "onoff",
+            FlowParams::Tcp(_) => "tcp",
+            FlowParams::Telnet(_) => "telnet",
         }
     }
 
@@ -141,12 +164,15 @@ impl FlowParams {
         match self {
             FlowParams::Cbr(p) => p.packet_size.mean(),
             FlowParams::Poisson(p) => p.packet_size.mean(),
+            FlowParams::OnOff(p) => p.packet_size.mean(),
+            FlowParams::Tcp(p) => p.common.packet_size as f64,
+            FlowParams::Telnet(p) => p.common.packet_size as f64,
         }
     }
 
     /// Whether the flow reacts to congestion (is flow-controlled): a TCP, not a datagram source.
     pub fn is_responsive(&self) -> bool {
-        false
+        matches!(self, FlowParams::Tcp(_) | FlowParams::Telnet(_))
     }
 
     /// Build the sender and receiver agents.
@@ -154,6 +180,18 @@ impl FlowParams {
         match self {
             FlowParams::Cbr(p) => (AnyAgent::Cbr(cbr::Cbr::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
             FlowParams::Poisson(p) => (AnyAgent::Poisson(poisson::Poisson::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
+            FlowParams::OnOff(p) => (AnyAgent::OnOff(onoff::OnOff::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
+            FlowParams::Tcp(p) => (
+                AnyAgent::TcpSender(tcp::Sender::new(&p.common, p.bytes, tcp::sender::App::Bulk, ids, when)),
+                AnyAgent::TcpReceiver(tcp::Receiver::new(&p.common, ids, false)),
+            ),
+            FlowParams::Telnet(p) => {
+                let keys = tcp::telnet::Keystrokes::new(p, rng);
+                (
+                    AnyAgent::TcpSender(tcp::Sender::new(&p.common, None, tcp::sender::App::Telnet(keys), ids, when)),
+                    AnyAgent::TcpReceiver(tcp::Receiver::new(&p.common, ids, true)),
+                )
+            }
         }
     }
 }
@@ -162,7 +200,10 @@ impl FlowParams {
 pub enum AnyAgent {
     Cbr(cbr::Cbr),
     Poisson(poisson::Poisson),
+    OnOff(onoff::OnOff),
     Sink(sink::Sink),
+    TcpSender(tcp::Sender),
+    TcpReceiver(tcp::Receiver),
 }
 
 impl AnyAgent {
@@ -171,7 +212,10 @@ impl AnyAgent {
         match self {
             AnyAgent::Cbr(a) => a,
             AnyAgent::Poisson(a) => a,
+            AnyAgent::OnOff(a) => a,
             AnyAgent::Sink(a) => a,
+            AnyAgent::TcpSender(a) => a,
+            AnyAgent::TcpReceiver(a) => a,
         }
     }
     #[inline]
@@ -179,7 +223,10 @@ impl AnyAgent {
         match self {
             AnyAgent::Cbr(a) => a,
             AnyAgent::Poisson(a) => a,
+            AnyAgent::OnOff(a) => a,
             AnyAgent::Sink(a) => a,
+            AnyAgent::TcpSender(a) => a,
+            AnyAgent::TcpReceiver(a) => a,
         }
     }
 }

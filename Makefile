@@ -1,0 +1,57 @@
+# Front door. Needs only cargo, Python >= 3.11 and pip; everything else goes into .venv.
+#   make demo   install, then run the example scenario
+#   make test   install, then run the Rust core tests and the Python tests
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+VENV_PYTHON := $(VENV)/bin/python
+# Written after a successful install; Rust or packaging changes make it stale and trigger a rebuild.
+# (Python sources need no reinstall: the install is editable.)
+INSTALLED := $(VENV)/.installed
+BUILD_INPUTS := pyproject.toml Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
+
+.PHONY: venv install demo test bench bench-peers
+
+venv: $(VENV_PYTHON)
+
+$(VENV_PYTHON):
+	@test -n "$(PYTHON)" || { echo "error: no python3.11 or python3 on PATH" >&2; exit 1; }
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+		{ echo "error: $(PYTHON) is older than Python 3.11; run make PYTHON=/path/to/python3.11" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(VENV_PYTHON) -m pip install --upgrade pip
+	$(VENV_PYTHON) -m pip install maturin
+
+install: $(INSTALLED)
+
+# Editable install: maturin builds aqmlab._core with the release profile set in pyproject.toml.
+# No build isolation, so the maturin in .venv builds it and rebuilds work offline; maturin's
+# build backend runs the `maturin` program it finds on PATH.
+$(INSTALLED): $(VENV_PYTHON) $(BUILD_INPUTS)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV_PYTHON) -m pip install --no-build-isolation -e '.[test]'
+	@touch $@
+
+demo: install
+	$(VENV)/bin/aqmlab run scenarios/examples/udp-dumbbell.toml
+
+test: install
+	cargo test -p aqmlab-core --release
+	$(VENV_PYTHON) -m pytest -q tests
+
+# bench: aqmlab's own harness, then the side-by-side with ns-3 (benches/peers/) when ns-3 can be
+# installed; bench-peers only sets ns-3 up (a PyPI wheel in benches/peers/.venv-ns3 and a C++
+# program built against it). BENCH_PEERS_ARGS goes to compare.py, e.g. BENCH_PEERS_ARGS="s1 s2".
+BENCH_PEERS_ARGS ?= --max-flows 3000
+
+bench: install
+	@test -f benches/run.py || { echo "error: benches/run.py does not exist yet" >&2; exit 1; }
+	$(VENV_PYTHON) benches/run.py
+	@if PYTHON="$(PYTHON)" sh benches/peers/setup-ns3.sh >/dev/null; then \
+		echo "$(VENV_PYTHON) benches/peers/compare.py $(BENCH_PEERS_ARGS)"; \
+		$(VENV_PYTHON) benches/peers/compare.py $(BENCH_PEERS_ARGS); \
+	else \
+		echo "bench: ns-3 could not be set up (make bench-peers shows why); skipped the comparison with ns-3" >&2; \
+	fi
+
+bench-peers:
+	PYTHON="$(PYTHON)" sh benches/peers/setup-ns3.sh

@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Benchmark harness: events per second and simulated packets per second of named scenarios.
+
+    python benches/run.py                 # every scenario in benches/scenarios/
+    python benches/run.py udp-dumbbell    # one, by file stem
+    python benches/run.py --repeat 5
+
+An *event* is one entry taken from the event queue (a transmission ending, a packet reaching
+the end of a link, an agent's timer or start, a trace sample). A *simulated packet* is one
+transmission of a packet over one link (so a packet crossing three links counts three times).
+Times are wall-clock seconds of the whole run inside the core (building the network, the event
+loop, and assembling results), best of --repeat runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+from aqmlab import _core
+
+HERE = Path(__file__).resolve().parent
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import os
+
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def bench(path: Path, repeat: int) -> dict:
+    scenario = _core.parse_scenario(path.read_text(), str(path), [])
+    best = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        results = json.loads(_core.run(scenario, None, None))
+        wall = time.perf_counter() - t0
+        if best is None or wall < best[0]:
+            best = (wall, results)
+    wall, results = best
+    transmissions = sum(link["departures"] for link in results["links"])
+    if results["measure_from_s"] > 0:
+        raise SystemExit(f"{path}: benchmark scenarios must have no warmup, so every packet is counted")
+    return {
+        "scenario": path.stem,
+        "sim_s": results["sim_time_s"],
+        "events": results["events"],
+        "packets": transmissions,
+        "wall_s": wall,
+        "events_per_s": results["events"] / wall,
+        "packets_per_s": transmissions / wall,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="scenario file stems in benches/scenarios (default: all)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per scenario; the best is kept")
+    parser.add_argument("--json", action="store_true", help="print JSON rows instead of a table")
+    args = parser.parse_args(argv)
+    available = {p.stem: p for p in sorted((HERE / "scenarios").glob("*.toml"))}
+    names = args.names or list(available)
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        print(f"bench: error: unknown scenario(s) {', '.join(unknown)} (known: {', '.join(available)})", file=sys.stderr)
+        return 2
+    rows = [bench(available[n], args.repeat) for n in names]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"machine: {machine()}")
+    print(f"{'scenario':<28}{'sim s':>8}{'events':>12}{'packets':>11}{'wall s':>9}{'Mevents/s':>11}{'Mpkts/s':>9}")
+    for r in rows:
+        print(
+            f"{r['scenario']:<28}{r['sim_s']:>8.0f}{r['events']:>12,}{r['packets']:>11,}{r['wall_s']:>9.3f}"
+            f"{r['events_per_s'] / 1e6:>11.2f}{r['packets_per_s'] / 1e6:>9.2f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+//! Exponential on/off source: bursts at a peak rate separated by silences, both of
+//! exponentially distributed length (ns-2's `Application/Traffic/Exponential`). Unresponsive
+//! and bursty: an ill-behaved source whose mean rate is `rate x mean_on / (mean_on + mean_off)`.
+//!
+//! During an on period packets leave back to back at `rate` (the k-th at the period's start +
+//! bits before it / rate); a packet due after the period's end is not sent, and the next
+//! period starts after an off period. The source starts with an on period.
+
+use serde::Serialize;
+
+use super::size::SizeDist;
+use super::{Agent, FlowIds, Outbox, Schedule, TimerReq};
+use crate::conf::{Duration, Fields, Rate, Result};
+use crate::packet::Packet;
+use crate::rng::SimRng;
+use crate::units::NS_PER_S;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Params {
+    pub rate_bps: u64,
+    pub packet_size: SizeDist,
+    pub mean_on_ns: u64,
+    pub mean_off_ns: u64,
+}
+
+impl Params {
+    pub fn read(f: &mut Fields) -> Result<Self> {
+        let rate = f.req("rate", Rate(1), "sending rate during an on period (peak rate)")?;
+        f.ensure(rate.0 > 0, "rate", "must be above 0")?;
+        let packet_size = f.or("packet_size", SizeDist::Fixed { bytes: 1000 }, "packet size on the wire")?;
+        let on: Duration = f.or("mean_on", Duration(500_000_000), "mean length of an on period (exponential)")?;
+        f.ensure(on.0 > 0, "mean_on", "must be above 0")?;
+        let off: Duration = f.or("mean_off", Duration(500_000_000), "mean length of an off period (exponential)")?;
+        f.ensure(off.0 > 0, "mean_off", "must be above 0")?;
+        Ok(Params { rate_bps: rate.0, packet_size, mean_on_ns: on.0, mean_off_ns: off.0 })
+    }
+
+    /// Long-run mean rate, bit/s.
+    pub fn mean_rate_bps(&self) -> f64 {
+        self.rate_bps as f64 * self.mean_on_ns as f64 / (self.mean_on_ns + self.mean_off_ns) as f64
+    }
+}
+
+pub struct OnOff {
+    p: Params,
+    ids: FlowIds,
+    when: Schedule,
+    rng: SimRng,
+    /// Start and end of the current on period.
+    on_start: u64,
+    on_end: u64,
+    /// Bits sent in the current on period.
+    bits: u128,
+    seq: u64,
+}
+
+const EMIT: u8 = 0;
+
+impl OnOff {
+    pub fn new(p: &Params, ids: FlowIds, when: Schedule, rng: SimRng) -> Self {
+        OnOff { p: p.clone(), ids, when, rng, on_start: 0, on_end: 0, bits: 0, seq: 0 }
+    }
+
+    fn begin_on(&mut self, at: u64) {
+        self.on_start = at;
+        self.on_end = at + self.rng.exponential(self.p.mean_on_ns as f64).round() as u64;
+        self.bits = 0;
+    }
+
+    fn emit(&mut self, now: u64, out: &mut Outbox) {
+        if !self.when.active_at(now) {
+            return;
+        }
+        let size = self.p.packet_size.draw(&mut self.rng);
+        out.packets.push(Packet { seq: self.seq, ..Packet::data(self.ids.flow, self.ids.src, self.ids.dst, size) });
+        self.seq += 1;
+        self.bits += size as u128 * 8;
+        let mut next = self.on_start + (self.bits * NS_PER_S as u128 / self.p.rate_bps as u128) as u64;
+        if next >= self.on_end {
+            let off = self.rng.exponential(self.p.mean_off_ns as f64).round() as u64;
+            self.begin_on(self.on_end + off);
+            next = self.on_start;
+        }
+        out.timers.push(TimerReq { at: next, kind: EMIT, gen: 0 });
+    }
+}
+
+impl Agent for OnOff {
+    fn start(&mut self, now: u64, out: &mut Outbox) {
+        self.begin_on(now);
+        self.emit(now, out);
+    }
+    fn on_packet(&mut self, _now: u64, _pkt: &Packet, _out: &mut Outbox) {}
+    fn on_timer(&mut self, now: u64, _kind: u8, _gen: u32, out: &mut Outbox) {
+        self.emit(now, out);
+    }
+}

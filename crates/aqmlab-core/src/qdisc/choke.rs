@@ -1,0 +1,572 @@
+//! CHOKe ("CHOose and Keep for responsive flows, CHOose and Kill for unresponsive flows"): RED
+//! with a stateless fairness test. An arrival is compared with packets drawn at random from
+//! the FIFO; if one belongs to the same flow, both go. Defined in R. Pan, B. Prabhakar and
+//! K. Psounis, "CHOKe: a stateless active queue management scheme for approximating fair
+//! bandwidth allocation", IEEE INFOCOM 2000 (Sec. II-A, Fig. 1; variants in Sec. III-C, IV).
+//!
+//! On every arrival (Fig. 1):
+//! 1. update RED's average (with its idle-time correction, [`RedCore`]);
+//! 2. avg < min_th: admit;
+//! 3. otherwise draw `candidates` packets uniformly from the FIFO and compare their flow with
+//!    the arrival's: every matching candidate and the arrival are dropped (reason `match`);
+//! 4. no match: RED decides (early drop with count-spaced p_a; avg >= max_th: forced drop,
+//!    after the comparison, "to bring the queue occupancy back below max_th as fast as
+//!    possible");
+//! 5. an admitted packet that does not fit in `limit` is dropped (overflow).
+//!
+//! Variants (Sec. III-C, IV):
+//! - "CHOKe with drop k" is `candidates = k - 1`; basic CHOKe is drop 2, `candidates = 1`;
+//! - self-adjusting CHOKe, `regions = k`: [min_th, max_th] is split into k equal regions and
+//!   region i uses m(i) candidates. The paper is inconsistent: Sec. II-A proposes "m = 2i"
+//!   candidates, Sec. III-C (which produced Fig. 10) "2i drops", i.e. 2i - 1 candidates, and
+//!   k is never given. Default `region_rule = "drops_2i"` (Sec. III-C: with k = 3 the
+//!   candidates are 1, 3, 5, the digest's reading of Fig. 10); `"candidates_2i"` gives 2, 4, 6.
+//!   `regions` defaults to 1 (basic CHOKe); write `regions = 3` for Fig. 10. Above max_th m
+//!   stays at region k's value (footnote 7);
+//! - `variant = "front"` (Sec. IV-A's analysed model): the arrival is compared with the head
+//!   of the queue, which in the model is the packet in service; a match drops it, aborting
+//!   its transmission. When the line is idle the queue is empty and the arrival is admitted;
+//! - `variant = "back"` with `memory = M` (Sec. IV-B): "Mloc" holds the flows of the M most
+//!   recently admitted packets; an arrival whose flow is in Mloc is dropped, even into an empty
+//!   queue; otherwise it is admitted and its flow pushed into Mloc (the oldest falls out).
+//!
+//! Flow identity is `Packet::flow`, the scenario's flow index (a TCP flow's data and ACKs
+//! share it but use opposite link directions, so never meet in one queue).
+//!
+//! With `min_th = 0`, `max_p = 0`, a very large `max_th` and `limit = "unbounded"` every
+//! arrival is compared and nothing else drops: the paper's analytic queue models exactly.
+//!
+//! Deviations from the paper (its open choices, with the digest's defaults):
+//! - candidates are drawn with replacement (`replacement = true`); a packet drawn twice is
+//!   dropped once. The packet being transmitted is never a candidate in the random variant
+//!   (it has left the FIFO), and an empty FIFO means no comparison;
+//! - a match drop restarts RED's count, like any drop of the arrival
+//!   (`match_resets_count = true`);
+//! - w_q, max_p and wait are not given in the paper: ns-2 era defaults (0.002, 0.1, true);
+//! - the comparison is made when avg >= min_th (the paper: "greater than min_th"); the
+//!   forced zone starts at avg >= max_th (F&J 1993);
+//! - no ECN: CHOKe drops (the paper's hardware drop bit only changes buffer occupancy).
+
+use serde::Serialize;
+
+use super::red::{Fifo, RedAction, RedCore, RedParams, RedZone};
+use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
+use crate::conf::{Fields, Limit, Result};
+use crate::packet::{PacketArena, PacketId};
+use crate::rng::SimRng;
+
+pub const INFO: DisciplineInfo = DisciplineInfo {
+    name: "choke",
+    aliases: &[],
+    summary: "CHOKe (Pan, Prabhakar & Psounis 2000): RED plus dropping arrivals that match random packets of the queue.",
+    read: |f| Params::read(f).map(QdiscParams::Choke),
+};
+
+/// Which packet(s) the arrival is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    /// Original CHOKe: candidates drawn at random from the FIFO.
+    Random,
+    /// Front CHOKe: the head of the queue (the packet in service when there is one).
+    Front,
+    /// Back CHOKe: the flows of the last `memory` admitted packets (Mloc).
+    Back,
+}
+
+/// How self-adjusting CHOKe maps region i (1-based) to a number of candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegionRule {
+    /// Sec. III-C: 2i drops, so 2i - 1 candidates.
+    Drops2i,
+    /// Sec. II-A: m = 2i candidates.
+    Candidates2i,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Params {
+    pub limit: Limit,
+    #[serde(flatten)]
+    pub red: RedParams,
+    pub variant: Variant,
+    pub candidates: u32,
+    pub replacement: bool,
+    pub regions: u32,
+    pub region_rule: RegionRule,
+    pub memory: u32,
+    pub match_resets_count: bool,
+}
+
+impl Params {
+    pub fn read(f: &mut Fields) -> Result<Self> {
+        let limit = f.or("limit", Limit::Packets(100), "physical buffer: an admitted packet that does not fit is dropped (overflow)")?;
+        let red = RedParams::read(f)?;
+        let variant = match f
+            .choice(
+                "variant",
+                "random",
+                &["random", "front", "back"],
+                "compare with random packets of the queue (CHOKe), the head of the queue / packet in service (front CHOKe model), or the last admitted flows (back CHOKe model, see memory)",
+            )?
+            .as_str()
+        {
+            "front" => Variant::Front,
+            "back" => Variant::Back,
+            _ => Variant::Random,
+        };
+        let candidates: u32 = f.or("candidates", 1u32, "drop candidates drawn per arrival (\"CHOKe with drop k\" has k - 1); random variant")?;
+        f.ensure(candidates >= 1, "candidates", "must be at least 1")?;
+        let replacement: bool = f.or("replacement", true, "draw candidates with replacement (false: distinct packets)")?;
+        let regions: u32 = f.or("regions", 1u32, "self-adjusting CHOKe: split [min_th, max_th] into this many regions, more candidates in higher ones (1: off; the paper's Fig. 10 is read as 3)")?;
+        f.ensure(regions >= 1, "regions", "must be at least 1")?;
+        f.ensure(regions == 1 || candidates == 1, "candidates", "is set by region_rule when regions > 1: leave it out")?;
+        let region_rule = match f
+            .choice(
+                "region_rule",
+                "drops_2i",
+                &["drops_2i", "candidates_2i"],
+                "candidates in region i of self-adjusting CHOKe: 2i - 1 (2i drops, Sec. III-C) or 2i (Sec. II-A)",
+            )?
+            .as_str()
+        {
+            "candidates_2i" => RegionRule::Candidates2i,
+            _ => RegionRule::Drops2i,
+        };
+        f.ensure(regions == 1 || variant == Variant::Random, "regions", "applies to the random variant only")?;
+        let memory: u32 = f.or("memory", 1u32, "back variant: Mloc holds the flows of this many most recently admitted packets (0 admits everything)")?;
+        let match_resets_count: bool = f.or("match_resets_count", true, "a match drop restarts RED's count of packets since the last drop")?;
+        Ok(Params { limit, red, variant, candidates, replacement, regions, region_rule, memory, match_resets_count })
+    }
+}
+
+/// Candidates for average `avg`: `candidates` for basic CHOKe, the region's for
+/// self-adjusting CHOKe (region k above max_th).
+pub fn candidates_at(p: &Params, avg: f64) -> usize {
+    if p.regions <= 1 {
+        return p.candidates as usize;
+    }
+    let k = p.regions as f64;
+    let x = ((avg - p.red.min_th) / (p.red.max_th - p.red.min_th)).max(0.0);
+    let i = ((x * k).floor() as usize + 1).min(p.regions as usize);
+    match p.region_rule {
+        RegionRule::Drops2i => 2 * i - 1,
+        RegionRule::Candidates2i => 2 * i,
+    }
+}
+
+/// Draw `m` positions of a FIFO of `len` packets (with or without replacement) and put the
+/// ones whose packet belongs to `flow` in `out`, highest position first, each once.
+pub fn matching_candidates(
+    fifo: &Fifo,
+    pkts: &PacketArena,
+    flow: u32,
+    m: usize,
+    replacement: bool,
+    rng: &mut SimRng,
+    out: &mut Vec<usize>,
+) {
+    out.clear();
+    let len = fifo.len();
+    if len == 0 {
+        return;
+    }
+    let is_match = |i: usize| fifo.get(i).is_some_and(|id| pkts[id].flow == flow);
+    if replacement {
+        for _ in 0..m {
+            let i = rng.below(len);
+            if is_match(i) {
+                out.push(i);
+            }
+        }
+    } else if m >= len {
+        out.extend((0..len).filter(|&i| is_match(i)));
+    } else {
+        // m distinct positions by rejection (m is small next to the queue).
+        while out.len() < m {
+            let i = rng.below(len);
+            if !out.contains(&i) {
+                out.push(i);
+            }
+        }
+        out.retain(|&i| is_match(i));
+    }
+    out.sort_unstable_by(|a, b| b.cmp(a));
+    out.dedup();
+}
+
+pub struct Choke {
+    p: Params,
+    core: RedCore,
+    fifo: Fifo,
+    /// Back variant: flows of the last `memory` admitted packets, oldest first.
+    mloc: std::collections::VecDeque<u32>,
+    scratch: Vec<usize>,
+}
+
+impl Choke {
+    pub fn new(p: &Params, link: &LinkInfo) -> Self {
+        Choke {
+            p: *p,
+            core: RedCore::new(&p.red, link),
+            fifo: Fifo::new(),
+            mloc: std::collections::VecDeque::with_capacity(p.memory as usize),
+            scratch: Vec::new(),
+        }
+    }
+
+    pub fn avg(&self) -> f64 {
+        self.core.avg()
+    }
+
+    /// Compare the arrival of `flow` as the variant says; matching queued packets go to
+    /// `cx.victims`. True when the arrival must be dropped.
+    fn compare(&mut self, flow: u32, cx: &mut QdiscCtx) -> bool {
+        match self.p.variant {
+            Variant::Random => {
+                let m = candidates_at(&self.p, self.core.avg());
+                matching_candidates(&self.fifo, cx.pkts, flow, m, self.p.replacement, cx.rng, &mut self.scratch);
+                for &i in &self.scratch {
+                    let victim = self.fifo.remove(i, cx.pkts).expect("candidate position is in the queue");
+                    cx.victims.push((victim, DropReason::Match));
+                }
+                !self.scratch.is_empty()
+            }
+            Variant::Front => match cx.in_service {
+                Some(head) if cx.pkts[head].flow == flow => {
+                    // The engine aborts the transmission of a victim in service.
+                    cx.victims.push((head, DropReason::Match));
+                    true
+                }
+                Some(_) => false,
+                None => match self.fifo.front() {
+                    Some(head) if cx.pkts[head].flow == flow => {
+                        let victim = self.fifo.pop(cx.pkts).expect("head exists");
+                        cx.victims.push((victim, DropReason::Match));
+                        true
+                    }
+                    _ => false,
+                },
+            },
+            Variant::Back => self.mloc.contains(&flow),
+        }
+    }
+}
+
+impl QueueDisc for Choke {
+    fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
+        let flow = cx.pkts[pkt].flow;
+        let idle = self.fifo.is_empty() && cx.in_service.is_none();
+        self.core.update_avg(cx.now, self.fifo.len(), idle);
+        if self.core.zone() != RedZone::Below && self.compare(flow, cx) {
+            if self.p.match_resets_count {
+                self.core.reset_count();
+            }
+            return Verdict::Dropped(DropReason::Match);
+        }
+        match self.core.decide(cx.rng) {
+            RedAction::Admit => {}
+            RedAction::Early => return Verdict::Dropped(DropReason::Early),
+            RedAction::Forced => return Verdict::Dropped(DropReason::Forced),
+        }
+        if self.fifo.overflows(self.p.limit, cx.pkts[pkt].size) {
+            return Verdict::Dropped(DropReason::Overflow);
+        }
+        self.fifo.push(pkt, cx.pkts);
+        if self.p.variant == Variant::Back && self.p.memory > 0 {
+            if self.mloc.len() == self.p.memory as usize {
+                self.mloc.pop_front();
+            }
+            self.mloc.push_back(flow);
+        }
+        Verdict::Enqueued
+    }
+
+    fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
+        let next = self.fifo.pop(cx.pkts);
+        if next.is_none() {
+            self.core.went_idle(cx.now);
+        }
+        next
+    }
+
+    fn len(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn limit(&self) -> Limit {
+        self.p.limit
+    }
+
+    fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("avg", self.core.avg()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::{hammer, link, Harness};
+    use super::*;
+    use crate::conf::{parse_toml, Origin, Source};
+    use crate::packet::Packet;
+
+    /// Every arrival is compared and RED never drops: the thresholds of the analytic models.
+    const MODEL: RedParams = RedParams { w_q: 0.002, min_th: 0.0, max_th: 1e9, max_p: 0.0, wait: true, gentle: false };
+
+    const BASE: Params = Params {
+        limit: Limit::Unbounded,
+        red: MODEL,
+        variant: Variant::Random,
+        candidates: 1,
+        replacement: true,
+        regions: 1,
+        region_rule: RegionRule::Drops2i,
+        memory: 1,
+        match_resets_count: true,
+    };
+
+    fn choke(p: Params) -> Harness<Choke> {
+        Harness::new(Choke::new(&p, &link(16)), 5)
+    }
+
+    fn read(text: &str) -> Result<Params> {
+        let src = Source { path: "t.toml".into() };
+        let t = parse_toml(text, &src).unwrap();
+        let mut f = Fields::new(&src, "queue", &t, Origin::Line(1));
+        let p = Params::read(&mut f)?;
+        f.finish()?;
+        Ok(p)
+    }
+
+    #[test]
+    fn reads_defaults_and_the_model_settings() {
+        let p = read("").unwrap();
+        assert_eq!((p.variant, p.candidates, p.replacement, p.regions, p.memory), (Variant::Random, 1, true, 1, 1));
+        assert!(p.match_resets_count);
+        let p = read("variant = \"back\"\nmemory = 3\nmin_th = 0\nmax_p = 0\nmax_th = 1e9\nlimit = \"unbounded\"").unwrap();
+        assert_eq!((p.variant, p.memory, p.limit), (Variant::Back, 3, Limit::Unbounded));
+        assert!(read("variant = \"middle\"").unwrap_err().message.contains("not allowed"));
+        assert!(read("regions = 3\ncandidates = 2").unwrap_err().message.contains("region_rule"));
+        assert!(read("candidates = 0").is_err());
+    }
+
+    #[test]
+    fn self_adjusting_regions_use_one_three_five_candidates() {
+        let p = Params { red: RedParams { min_th: 30.0, max_th: 60.0, ..MODEL }, regions: 3, ..BASE };
+        assert_eq!([29.0, 30.0, 39.9, 40.0, 50.0, 59.9, 60.0, 500.0].map(|a| candidates_at(&p, a)), [1, 1, 1, 3, 5, 5, 5, 5]);
+        let p = Params { region_rule: RegionRule::Candidates2i, ..p };
+        assert_eq!([35.0, 45.0, 55.0].map(|a| candidates_at(&p, a)), [2, 4, 6]);
+        assert_eq!(candidates_at(&Params { candidates: 4, ..BASE }, 100.0), 4);
+    }
+
+    #[test]
+    fn arrival_matching_the_only_queued_flow_drops_both() {
+        let mut h = choke(BASE);
+        assert_eq!(h.offer(3, 500), Verdict::Enqueued);
+        assert_eq!(h.offer(3, 500), Verdict::Dropped(DropReason::Match));
+        assert_eq!(h.dropped, vec![(3, DropReason::Match), (3, DropReason::Match)]);
+        assert!(h.q.is_empty());
+        assert_eq!(h.q.bytes(), 0);
+    }
+
+    #[test]
+    fn arrival_of_another_flow_leaves_the_candidate_in_place() {
+        let mut h = choke(BASE);
+        for f in [1, 2, 3] {
+            assert_eq!(h.offer(f, 100), Verdict::Enqueued);
+        }
+        assert_eq!(h.offer(4, 100), Verdict::Enqueued);
+        assert_eq!(h.drain_flows(), vec![1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn single_candidate_matches_with_the_flows_share_of_the_queue() {
+        // Queue: 1 packet of flow 7 among 4; a flow-7 arrival matches with probability 1/4.
+        let mut matches = 0;
+        for seed in 0..4000 {
+            let mut h = Harness::new(Choke::new(&BASE, &link(16)), seed);
+            for f in [1, 7, 2, 3] {
+                h.offer(f, 100);
+            }
+            if h.offer(7, 100) == Verdict::Dropped(DropReason::Match) {
+                matches += 1;
+                assert_eq!(h.drain_flows(), vec![1, 2, 3], "the matching packet is the one removed");
+            }
+        }
+        assert!((matches as f64 / 4000.0 - 0.25).abs() < 0.025, "{matches}");
+    }
+
+    #[test]
+    fn several_candidates_drop_every_match_once() {
+        // Without replacement and more candidates than packets, every packet is compared.
+        // (w_q = 1 and min_th = 5: the first five arrivals are not compared.)
+        let red = RedParams { w_q: 1.0, min_th: 5.0, ..MODEL };
+        let mut h = choke(Params { red, candidates: 10, replacement: false, ..BASE });
+        for f in [5, 1, 5, 2, 5] {
+            assert_eq!(h.offer(f, 100), Verdict::Enqueued);
+        }
+        assert_eq!(h.offer(5, 100), Verdict::Dropped(DropReason::Match));
+        assert_eq!(h.dropped.iter().filter(|d| d.1 == DropReason::Match).count(), 4);
+        assert_eq!(h.drain_flows(), vec![1, 2]);
+        // With replacement a packet drawn twice is dropped once: a lone packet, 3 draws.
+        let mut h = choke(Params { candidates: 3, ..BASE });
+        h.offer(9, 100);
+        assert_eq!(h.offer(9, 100), Verdict::Dropped(DropReason::Match));
+        assert_eq!(h.dropped.len(), 2);
+    }
+
+    #[test]
+    fn matching_candidates_come_back_highest_position_first() {
+        let mut pkts = PacketArena::new();
+        let mut fifo = Fifo::new();
+        for f in [1, 2, 1, 1, 3] {
+            let id = pkts.alloc(Packet::data(f, 0, 1, 100));
+            fifo.push(id, &pkts);
+        }
+        let mut out = vec![];
+        matching_candidates(&fifo, &pkts, 1, 5, false, &mut SimRng::from_seed(1), &mut out);
+        assert_eq!(out, vec![3, 2, 0]);
+        matching_candidates(&fifo, &pkts, 1, 200, true, &mut SimRng::from_seed(1), &mut out);
+        assert_eq!(out, vec![3, 2, 0]);
+        matching_candidates(&fifo, &pkts, 4, 200, true, &mut SimRng::from_seed(1), &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn below_min_th_nothing_is_compared() {
+        let mut h = choke(Params { red: RedParams { w_q: 1.0, min_th: 3.0, max_th: 10.0, ..MODEL }, ..BASE });
+        for _ in 0..3 {
+            assert_eq!(h.offer(1, 100), Verdict::Enqueued);
+        }
+        // avg = 3 = min_th: from now on, compare.
+        assert_eq!(h.offer(1, 100), Verdict::Dropped(DropReason::Match));
+    }
+
+    #[test]
+    fn above_max_th_compares_then_forces() {
+        let p = Params { red: RedParams { w_q: 1.0, min_th: 0.0, max_th: 2.0, max_p: 0.0, ..MODEL }, ..BASE };
+        let mut h = choke(p);
+        h.offer(1, 100);
+        h.offer(2, 100);
+        // avg = 2 = max_th; flow 3 matches nothing: forced drop.
+        assert_eq!(h.offer(3, 100), Verdict::Dropped(DropReason::Forced));
+        let mut h = choke(Params { candidates: 10, replacement: false, ..p });
+        h.offer(1, 100);
+        h.offer(2, 100);
+        // The comparison comes first: flow 2 matches, and only then would RED force.
+        assert_eq!(h.offer(2, 100), Verdict::Dropped(DropReason::Match));
+        assert_eq!(h.drain_flows(), vec![1]);
+    }
+
+    #[test]
+    fn full_buffer_drops_the_arrival_as_overflow() {
+        let mut h = choke(Params { limit: Limit::Packets(2), ..BASE });
+        h.offer(1, 100);
+        h.offer(2, 100);
+        assert_eq!(h.offer(3, 100), Verdict::Dropped(DropReason::Overflow));
+    }
+
+    #[test]
+    fn front_variant_compares_with_the_head_when_the_line_is_idle() {
+        let mut h = choke(Params { variant: Variant::Front, ..BASE });
+        for f in [1, 2, 3] {
+            assert_eq!(h.offer(f, 100), Verdict::Enqueued);
+        }
+        // Flow 2 is queued, but not at the head.
+        assert_eq!(h.offer(2, 100), Verdict::Enqueued);
+        assert_eq!(h.offer(1, 100), Verdict::Dropped(DropReason::Match));
+        assert_eq!(h.drain_flows(), vec![2, 3, 2]);
+    }
+
+    #[test]
+    fn front_variant_matches_the_packet_in_service() {
+        let mut h = choke(Params { variant: Variant::Front, ..BASE });
+        h.in_service = Some(h.pkts.alloc(Packet::data(4, 0, 1, 100)));
+        assert_eq!(h.offer(5, 100), Verdict::Enqueued);
+        // The head of the model's queue is the packet in service, not the first one waiting.
+        assert_eq!(h.offer(5, 100), Verdict::Enqueued);
+        assert_eq!(h.offer(4, 100), Verdict::Dropped(DropReason::Match));
+        assert_eq!(h.dropped, vec![(4, DropReason::Match), (4, DropReason::Match)]);
+        assert_eq!(h.in_service, None, "its transmission is aborted");
+        assert_eq!(h.drain_flows(), vec![5, 5]);
+    }
+
+    #[test]
+    fn back_variant_remembers_the_last_admitted_flows() {
+        let mut h = choke(Params { variant: Variant::Back, memory: 2, ..BASE });
+        assert_eq!(h.offer(1, 100), Verdict::Enqueued);
+        assert_eq!(h.offer(1, 100), Verdict::Dropped(DropReason::Match));
+        assert_eq!(h.offer(2, 100), Verdict::Enqueued);
+        assert_eq!(h.offer(1, 100), Verdict::Dropped(DropReason::Match), "Mloc = (1, 2)");
+        assert_eq!(h.offer(3, 100), Verdict::Enqueued);
+        assert_eq!(h.offer(1, 100), Verdict::Enqueued, "Mloc = (2, 3): flow 1 fell out");
+        // Nothing is taken from the queue, and an empty queue does not help.
+        h.drain_flows();
+        assert_eq!(h.offer(3, 100), Verdict::Dropped(DropReason::Match), "Mloc = (3, 1)");
+        assert!(h.dropped.iter().all(|d| d.1 == DropReason::Match) && h.dropped.len() == 3);
+    }
+
+    #[test]
+    fn back_variant_without_memory_admits_everything() {
+        let mut h = choke(Params { variant: Variant::Back, memory: 0, ..BASE });
+        for _ in 0..10 {
+            assert_eq!(h.offer(1, 100), Verdict::Enqueued);
+        }
+    }
+
+    #[test]
+    fn match_restarts_reds_count_unless_told_otherwise() {
+        for resets in [true, false] {
+            let red = RedParams { w_q: 1.0, min_th: 0.0, max_th: 100.0, max_p: 0.0, wait: false, gentle: false };
+            let mut h = choke(Params { red, match_resets_count: resets, ..BASE });
+            h.offer(1, 100);
+            h.offer(2, 100);
+            h.offer(3, 100);
+            assert_eq!(h.q.core.count(), 3);
+            // A lone flow-9 packet at the head would only match flow 9: queue it, then match.
+            let mut h2 = choke(Params { red, match_resets_count: resets, ..BASE });
+            h2.offer(9, 100);
+            assert_eq!(h2.q.core.count(), 1);
+            assert_eq!(h2.offer(9, 100), Verdict::Dropped(DropReason::Match));
+            assert_eq!(h2.q.core.count(), if resets { 0 } else { 1 });
+        }
+    }
+
+    #[test]
+    fn keeps_the_contract_on_a_line() {
+        // The shared conformance driver puts a packet on the wire: front CHOKe aborts it.
+        let red = RedParams { w_q: 0.02, min_th: 2.0, max_th: 10.0, max_p: 0.1, wait: true, gentle: false };
+        for (seed, p) in [
+            (1, Params { limit: Limit::Packets(20), red, ..BASE }),
+            (2, Params { limit: Limit::Bytes(12_000), red, candidates: 3, ..BASE }),
+            (3, Params { limit: Limit::Packets(20), red, variant: Variant::Front, ..BASE }),
+            (4, Params { limit: Limit::Packets(20), red, variant: Variant::Back, memory: 2, ..BASE }),
+            (5, Params { variant: Variant::Front, ..BASE }),
+        ] {
+            let (sent, refused, evicted) = super::super::conformance::hammer(|l| Choke::new(&p, l), seed);
+            assert!(sent > 1000 && refused > 100, "{sent} {refused}");
+            assert_eq!(evicted > 0, p.variant != Variant::Back, "victims: {evicted}");
+        }
+    }
+
+    #[test]
+    fn random_operations_keep_the_contract() {
+        let red = RedParams { w_q: 0.05, min_th: 2.0, max_th: 10.0, max_p: 0.1, wait: true, gentle: false };
+        let cases = [
+            Params { limit: Limit::Packets(15), red, ..BASE },
+            Params { limit: Limit::Bytes(9000), red, candidates: 3, replacement: false, ..BASE },
+            Params { limit: Limit::Packets(30), red, regions: 3, ..BASE },
+            Params { limit: Limit::Packets(20), red, variant: Variant::Front, ..BASE },
+            Params { limit: Limit::Packets(20), red, variant: Variant::Back, memory: 2, ..BASE },
+            Params { limit: Limit::Unbounded, ..BASE },
+        ];
+        for (seed, p) in cases.into_iter().enumerate() {
+            let mut h = choke(p);
+            hammer(&mut h, 20_000, 4, seed as u64);
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! Generic flow control: a fixed window and timeout-driven retransmission.
+//!
+//! A. Demers, S. Keshav, S. Shenker, "Analysis and Simulation of a Fair Queueing Algorithm",
+//! SIGCOMM 1989, section 3 (after XNS SPP and pre-1988 TCP). Sliding-window flow control with
+//! a fixed window (`max_window`, 5 in the paper), and a timeout per packet: a packet not
+//! acknowledged within `beta x rtt` (beta = 2; rtt an exponentially averaged estimate whose
+//! sample for a retransmitted packet runs from its first transmission) is retransmitted and
+//! its timer set again. Nothing else reacts to congestion: duplicate ACKs are ignored and the
+//! window never changes.
+//!
+//! Deviations: the paper leaves these open and we take experiments.md's defaults: EWMA gain
+//! 1/8, one timer per outstanding packet, only the timed-out packet retransmitted, cumulative
+//! ACKs, no backoff (`backoff = true` adds one) and no minimum timeout.
+
+use serde::Serialize;
+
+use super::{CcInfo, CcParams, CongestionControl};
+use crate::conf::{Fields, Result};
+use crate::tcp::rtt::RtoParams;
+
+pub const INFO: CcInfo = CcInfo {
+    name: "generic",
+    aliases: &[],
+    summary: "The FQ paper's generic flow control: fixed window (max_window), timeout = beta x rtt.",
+    read: |f| Params::read(f).map(CcParams::Generic),
+};
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Params {
+    pub rto: RtoParams,
+}
+
+impl Params {
+    pub fn read(f: &mut Fields) -> Result<Self> {
+        Ok(Params { rto: RtoParams::read(f, RtoParams::GENERIC)? })
+    }
+}
+
+/// A fixed window.
+#[derive(Clone, Debug)]
+pub struct Generic {
+    window: f64,
+}
+
+impl Generic {
+    pub fn new(_p: &Params, max_window: u32) -> Self {
+        Generic { window: max_window as f64 }
+    }
+}
+
+impl CongestionControl for Generic {
+    fn cwnd(&self) -> f64 {
+        self.window
+    }
+}

@@ -1,0 +1,213 @@
+//! Congestion control: how a window-based sender sizes its window and reacts to loss.
+//!
+//! A [`CongestionControl`] is a small state machine the sender consults (smoltcp's
+//! `Controller` shape): it owns the congestion window (in packets, fractional allowed) and
+//! answers each acknowledgement, duplicate acknowledgement and timeout with a [`Reaction`]:
+//! what the sender should retransmit. The sender owns sequence numbers, timers and RTT
+//! estimation; the controller owns only window arithmetic and recovery state.
+//!
+//! One file per algorithm, each with its paper or RFC and its deviations. Tahoe, Reno and
+//! NewReno share slow start, congestion avoidance and the timeout reaction
+//! ([`slowstart::LossBased`]); they differ only in their [`slowstart::FastRecovery`]
+//! policy for duplicate ACKs.
+//!
+//! Adding one: a file with `INFO`, a `Params` (with an `rto` field) read through [`Fields`]
+//! and a type with `new(&Params, max_window)`; then one line in `congestion_controls!` below.
+
+use serde::Serialize;
+
+use super::rtt::RtoParams;
+use crate::conf::{Fields, Result};
+
+pub mod decbit;
+pub mod generic;
+pub mod newreno;
+pub mod reno;
+pub mod slowstart;
+pub mod tahoe;
+pub mod vegas;
+
+/// What the sender tells its controller about an acknowledgement. Counts are in segments.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AckInfo {
+    pub now: u64,
+    /// Cumulative acknowledgement (next byte expected).
+    pub ack: u64,
+    /// Bytes of data in a full segment.
+    pub mss: u64,
+    /// Segments newly acknowledged (0 on a duplicate ACK).
+    pub acked: u32,
+    /// Segments outstanding (sent, not acknowledged) just before this ACK: RFC 5681's FlightSize.
+    pub flight: u32,
+    /// Segments in [snd_una, snd_nxt) after this ACK: what the window is holding now.
+    pub in_use: u32,
+    /// Next byte to send and highest byte sent + 1.
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+    /// Duplicate ACKs in a row, this one included (0 on a new ACK).
+    pub dupacks: u32,
+    /// The receiver echoed a congestion bit (DECbit, ECN).
+    pub ece: bool,
+    /// A valid round-trip sample from this ACK, ns (Karn's rule applied; exact clock).
+    pub rtt: Option<u64>,
+    /// Last transmission time of the first unacknowledged segment after this ACK, if any.
+    pub una_sent_at: Option<u64>,
+    /// How many times that segment has been sent.
+    pub una_sends: u32,
+}
+
+/// What the sender knows when its retransmission timer expires.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TimeoutInfo {
+    pub now: u64,
+    /// Segments outstanding.
+    pub flight: u32,
+    pub snd_nxt: u64,
+    pub snd_max: u64,
+}
+
+/// The controller's answer: what to (re)send beyond what the window allows anyway.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reaction {
+    /// Resend the first unacknowledged segment now (fast retransmit).
+    pub retransmit: bool,
+    /// Go back: resend from the first unacknowledged segment as the window allows (Tahoe).
+    pub go_back: bool,
+    /// Do not restart the retransmission timer for this new ACK (RFC 6582's "impatient" timer).
+    pub keep_timer: bool,
+}
+
+impl Reaction {
+    pub const NONE: Reaction = Reaction { retransmit: false, go_back: false, keep_timer: false };
+    pub const RETRANSMIT: Reaction = Reaction { retransmit: true, go_back: false, keep_timer: false };
+    pub const GO_BACK: Reaction = Reaction { retransmit: false, go_back: true, keep_timer: false };
+}
+
+/// A congestion control algorithm. Defaults do nothing: a fixed window.
+pub trait CongestionControl {
+    /// Congestion window, packets.
+    fn cwnd(&self) -> f64;
+    /// Slow-start threshold, packets (infinite when there is none).
+    fn ssthresh(&self) -> f64 {
+        f64::INFINITY
+    }
+    /// New data was acknowledged.
+    fn on_ack(&mut self, _a: &AckInfo) -> Reaction {
+        Reaction::NONE
+    }
+    /// A duplicate acknowledgement (with data outstanding).
+    fn on_dup_ack(&mut self, _a: &AckInfo) -> Reaction {
+        Reaction::NONE
+    }
+    /// The retransmission timer expired (the sender retransmits by itself).
+    fn on_timeout(&mut self, _t: &TimeoutInfo) {}
+    /// Whether data packets are sent ECN/DECbit-capable, so gateways may mark them.
+    fn ect(&self) -> bool {
+        false
+    }
+}
+
+/// A congestion control's entry in the catalogue.
+pub struct CcInfo {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub summary: &'static str,
+    pub read: fn(&mut Fields) -> Result<CcParams>,
+}
+
+macro_rules! congestion_controls {
+    ($( $variant:ident($module:ident :: $ty:ident) ),* $(,)?) => {
+        /// Every congestion control, in catalogue order.
+        pub const REGISTRY: &[CcInfo] = &[ $( $module::INFO, )* ];
+
+        /// Validated parameters of one congestion control.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum CcParams { $( $variant($module::Params), )* }
+
+        impl CcParams {
+            pub fn name(&self) -> &'static str {
+                match self { $( CcParams::$variant(_) => $module::INFO.name, )* }
+            }
+            /// Its timeout settings.
+            pub fn rto(&self) -> RtoParams {
+                match self { $( CcParams::$variant(p) => p.rto, )* }
+            }
+            pub fn build(&self, max_window: u32) -> AnyCc {
+                match self { $( CcParams::$variant(p) => AnyCc::$variant($module::$ty::new(p, max_window)), )* }
+            }
+        }
+
+        impl Serialize for CcParams {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                #[derive(Serialize)]
+                struct Tagged<'a, P: Serialize> {
+                    cc: &'static str,
+                    #[serde(flatten)]
+                    params: &'a P,
+                }
+                match self { $( CcParams::$variant(p) => Tagged { cc: self.name(), params: p }.serialize(s), )* }
+            }
+        }
+
+        /// Static dispatch over every congestion control.
+        pub enum AnyCc { $( $variant($module::$ty), )* }
+
+        impl AnyCc {
+            #[inline]
+            pub fn inner(&self) -> &dyn CongestionControl {
+                match self { $( AnyCc::$variant(c) => c, )* }
+            }
+            #[inline]
+            pub fn inner_mut(&mut self) -> &mut dyn CongestionControl {
+                match self { $( AnyCc::$variant(c) => c, )* }
+            }
+        }
+    };
+}
+
+// One line per congestion control; keep one algorithm per file.
+congestion_controls! {
+    Generic(generic::Generic),
+    SlowStart(slowstart::SlowStart),
+    Tahoe(tahoe::Tahoe),
+    Reno(reno::Reno),
+    NewReno(newreno::NewReno),
+    Vegas(vegas::Vegas),
+    Decbit(decbit::Decbit),
+}
+
+/// Look a congestion control up by name or alias.
+pub fn find(name: &str) -> Option<&'static CcInfo> {
+    REGISTRY.iter().find(|c| c.name == name || c.aliases.contains(&name))
+}
+
+/// Names and aliases, for messages.
+pub fn names() -> String {
+    REGISTRY
+        .iter()
+        .map(|c| if c.aliases.is_empty() { c.name.to_string() } else { format!("{} ({})", c.name, c.aliases.join(", ")) })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Half of `flight` in whole packets, at least 2: the new slow-start threshold after a loss
+/// (RFC 5681 eq. 4; 4.3BSD rounds down to whole segments).
+#[inline]
+pub fn half_flight(flight: u32) -> f64 {
+    ((flight / 2) as f64).max(2.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jk_is_tahoe_and_every_name_is_unique() {
+        assert_eq!(find("jk").unwrap().name, "tahoe");
+        let mut all: Vec<&str> = REGISTRY.iter().flat_map(|c| std::iter::once(c.name).chain(c.aliases.iter().copied())).collect();
+        let n = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), n);
+    }
+}

@@ -1,0 +1,262 @@
+//! Slow start and congestion avoidance with timeout recovery only: 4.3BSD TCP as measured in
+//! Mankin's testbed.
+//!
+//! V. Jacobson, "Congestion Avoidance and Control", SIGCOMM 1988; A. Mankin, "Random Drop
+//! Congestion Control", SIGCOMM 1990 ("all connections waited until retransmission timeout").
+//! - each ACK of new data opens the window: by one packet below `ssthresh` (slow start: the
+//!   window doubles every round trip), by 1/cwnd above it (congestion avoidance: about one
+//!   packet per round trip);
+//! - a retransmission timeout sets `ssthresh` to half the data outstanding (at least 2
+//!   packets), the window to 1 packet, and resends from the first unacknowledged byte.
+//! Duplicate ACKs are ignored.
+//!
+//! This file also holds what Tahoe, Reno and NewReno share ([`LossBased`]): they are this
+//! algorithm plus a [`FastRecovery`] policy for duplicate ACKs.
+//!
+//! Deviations: one packet per ACK in slow start (no byte counting), 1/cwnd per ACK in
+//! congestion avoidance (4.3BSD-Reno's extra mss/8 is left out, as in RFC 5681); the window
+//! never grows past `max_window` (4.3BSD capped it at the largest window it could advertise).
+
+use serde::Serialize;
+
+use super::{half_flight, AckInfo, CcInfo, CcParams, CongestionControl, Reaction, TimeoutInfo};
+use crate::conf::{Fields, Result};
+use crate::tcp::rtt::RtoParams;
+
+pub const INFO: CcInfo = CcInfo {
+    name: "slowstart",
+    aliases: &[],
+    summary: "4.3BSD slow start and congestion avoidance, timeout recovery only (Mankin's testbed).",
+    read: |f| Params::read(f, false).map(CcParams::SlowStart),
+};
+
+/// Parameters of the slow-start family (slowstart, tahoe, reno, newreno).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Params {
+    pub initial_cwnd: f64,
+    /// `None`: no threshold until the first loss (up to `max_window`).
+    pub initial_ssthresh: Option<f64>,
+    /// Duplicate ACKs that trigger fast retransmit; 0 for none.
+    pub dupack_threshold: u32,
+    pub rto: RtoParams,
+}
+
+impl Params {
+    pub fn read(f: &mut Fields, fast_retransmit: bool) -> Result<Self> {
+        let initial_cwnd: f64 = f.or("initial_cwnd", 1.0, "congestion window at the start, packets")?;
+        f.ensure(initial_cwnd >= 1.0, "initial_cwnd", "must be at least 1 packet")?;
+        let initial_ssthresh: Option<f64> =
+            f.opt("initial_ssthresh", "slow-start threshold at the start, packets (default: none, slow start up to max_window)")?;
+        if let Some(s) = initial_ssthresh {
+            f.ensure(s >= 1.0, "initial_ssthresh", "must be at least 1 packet")?;
+        }
+        let dupack_threshold = if fast_retransmit {
+            let t: u32 = f.or("dupack_threshold", 3u32, "duplicate ACKs that trigger fast retransmit")?;
+            f.ensure(t >= 1, "dupack_threshold", "must be at least 1")?;
+            t
+        } else {
+            0
+        };
+        let rto = RtoParams::read(f, RtoParams::JACOBSON)?;
+        Ok(Params { initial_cwnd, initial_ssthresh, dupack_threshold, rto })
+    }
+}
+
+/// Slow start and congestion avoidance arithmetic, in packets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Window {
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    /// Upper bound on cwnd: the maximum window.
+    pub max: f64,
+}
+
+impl Window {
+    pub fn new(p: &Params, max_window: u32) -> Self {
+        let max = max_window as f64;
+        Window { cwnd: p.initial_cwnd.min(max), ssthresh: p.initial_ssthresh.unwrap_or(f64::INFINITY), max }
+    }
+
+    /// One ACK of new data: slow start below ssthresh, congestion avoidance above.
+    #[inline]
+    pub fn grow(&mut self) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd += 1.0;
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
+        }
+        self.cwnd = self.cwnd.min(self.max);
+    }
+
+    /// A retransmission timeout: threshold to half the flight, window to one packet.
+    pub fn timeout(&mut self, flight: u32) {
+        self.ssthresh = half_flight(flight);
+        self.cwnd = 1.0;
+    }
+}
+
+/// What a variant does on duplicate ACKs. Stateless: the driver keeps the state.
+pub trait FastRecovery {
+    /// Whether duplicate ACKs are ignored after this policy's own fast retransmit until
+    /// everything outstanding then is acknowledged (`recover`, as after a timeout).
+    const GUARD_AFTER_RETRANSMIT: bool;
+    /// The threshold-th duplicate ACK: adjust the window; return the reaction and whether the
+    /// sender is now in fast recovery.
+    fn enter(w: &mut Window, a: &AckInfo, threshold: u32) -> (Reaction, bool);
+    /// A further duplicate ACK during fast recovery.
+    fn dup_in_recovery(_w: &mut Window, _a: &AckInfo) -> Reaction {
+        Reaction::NONE
+    }
+    /// New data acknowledged during fast recovery; `recover` is the highest byte sent + 1 when
+    /// recovery began, `first_partial` whether no partial ACK has been seen yet. Returns the
+    /// reaction and whether recovery goes on.
+    fn ack_in_recovery(w: &mut Window, a: &AckInfo, recover: u64, first_partial: bool) -> (Reaction, bool);
+}
+
+/// Slow start, congestion avoidance and timeout recovery, with fast retransmit policy `R`.
+#[derive(Clone, Debug)]
+pub struct LossBased<R> {
+    pub w: Window,
+    threshold: u32,
+    in_recovery: bool,
+    /// Highest byte sent + 1 at the last loss reaction.
+    recover: u64,
+    /// Duplicate ACKs are ignored until an ACK covers `recover` (after a timeout, and after a
+    /// fast retransmit when the policy asks for it: ns-2's `bug_fix_`, RFC 6582 step 2).
+    guard: bool,
+    partial_seen: bool,
+    _policy: std::marker::PhantomData<R>,
+}
+
+impl<R: FastRecovery> LossBased<R> {
+    pub fn new(p: &Params, max_window: u32) -> Self {
+        LossBased {
+            w: Window::new(p, max_window),
+            threshold: p.dupack_threshold,
+            in_recovery: false,
+            recover: 0,
+            guard: false,
+            partial_seen: false,
+            _policy: std::marker::PhantomData,
+        }
+    }
+
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+}
+
+impl<R: FastRecovery> CongestionControl for LossBased<R> {
+    fn cwnd(&self) -> f64 {
+        self.w.cwnd
+    }
+    fn ssthresh(&self) -> f64 {
+        self.w.ssthresh
+    }
+
+    fn on_ack(&mut self, a: &AckInfo) -> Reaction {
+        if self.guard && a.ack >= self.recover {
+            self.guard = false;
+        }
+        if self.in_recovery {
+            let (r, go_on) = R::ack_in_recovery(&mut self.w, a, self.recover, !self.partial_seen);
+            self.partial_seen |= go_on;
+            self.in_recovery = go_on;
+            r
+        } else {
+            self.w.grow();
+            Reaction::NONE
+        }
+    }
+
+    fn on_dup_ack(&mut self, a: &AckInfo) -> Reaction {
+        if self.threshold == 0 {
+            return Reaction::NONE;
+        }
+        if self.in_recovery {
+            return R::dup_in_recovery(&mut self.w, a);
+        }
+        if a.dupacks != self.threshold || self.guard {
+            return Reaction::NONE;
+        }
+        let (r, recovering) = R::enter(&mut self.w, a, self.threshold);
+        self.recover = a.snd_max;
+        self.guard = R::GUARD_AFTER_RETRANSMIT;
+        self.in_recovery = recovering;
+        self.partial_seen = false;
+        r
+    }
+
+    fn on_timeout(&mut self, t: &TimeoutInfo) {
+        self.w.timeout(t.flight);
+        self.in_recovery = false;
+        self.recover = t.snd_max;
+        self.guard = true;
+    }
+}
+
+/// No fast retransmit: the `slowstart` variant never enters recovery.
+#[derive(Clone, Copy, Debug)]
+pub struct TimeoutOnly;
+
+impl FastRecovery for TimeoutOnly {
+    const GUARD_AFTER_RETRANSMIT: bool = false;
+    fn enter(_w: &mut Window, _a: &AckInfo, _threshold: u32) -> (Reaction, bool) {
+        (Reaction::NONE, false)
+    }
+    fn ack_in_recovery(_w: &mut Window, _a: &AckInfo, _recover: u64, _first: bool) -> (Reaction, bool) {
+        (Reaction::NONE, false)
+    }
+}
+
+pub type SlowStart = LossBased<TimeoutOnly>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> Params {
+        Params { initial_cwnd: 1.0, initial_ssthresh: None, dupack_threshold: 0, rto: RtoParams::JACOBSON }
+    }
+
+    #[test]
+    fn slow_start_doubles_per_round_and_avoidance_adds_one() {
+        let mut w = Window::new(&Params { initial_ssthresh: Some(16.0), ..params() }, 1000);
+        let mut rounds = vec![];
+        for _ in 0..4 {
+            let acks = w.cwnd as u32; // one ACK per packet of the round
+            for _ in 0..acks {
+                w.grow();
+            }
+            rounds.push(w.cwnd);
+        }
+        assert_eq!(rounds, [2.0, 4.0, 8.0, 16.0]);
+        for _ in 0..16 {
+            w.grow();
+        }
+        assert!((w.cwnd - 17.0).abs() < 0.05, "{}", w.cwnd);
+    }
+
+    #[test]
+    fn timeout_halves_the_flight_into_ssthresh_and_restarts_at_one() {
+        let mut c = SlowStart::new(&params(), 100);
+        for _ in 0..19 {
+            c.on_ack(&AckInfo::default());
+        }
+        assert_eq!(c.cwnd(), 20.0);
+        assert_eq!(c.on_dup_ack(&AckInfo { dupacks: 3, ..Default::default() }), Reaction::NONE);
+        c.on_timeout(&TimeoutInfo { flight: 20, ..Default::default() });
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 10.0));
+        c.on_timeout(&TimeoutInfo { flight: 1, ..Default::default() });
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 2.0));
+    }
+
+    #[test]
+    fn window_never_exceeds_max_window() {
+        let mut w = Window::new(&params(), 8);
+        for _ in 0..100 {
+            w.grow();
+        }
+        assert_eq!(w.cwnd, 8.0);
+    }
+}

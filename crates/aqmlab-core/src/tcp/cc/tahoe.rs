@@ -1,0 +1,67 @@
+//! TCP Tahoe: slow start, congestion avoidance and fast retransmit (the FQ paper's "JK").
+//!
+//! V. Jacobson, "Congestion Avoidance and Control", SIGCOMM 1988, and 4.3BSD-Tahoe; as
+//! simulated by Fall & Floyd, "Simulation-based Comparisons of Tahoe, Reno and SACK TCP", 1996.
+//! The slow-start algorithm of [`super::slowstart`], plus: the third duplicate ACK is taken as
+//! a loss without waiting for the timer. `ssthresh` becomes half the data outstanding (at least
+//! 2 packets), the window 1 packet, and the sender goes back to the first unacknowledged
+//! segment and slow-starts from there, resending what follows as the window reopens.
+//! Demers, Keshav & Shenker's "JK" flow control is this, with `max_window = 5` and
+//! `initial_ssthresh = 5`.
+//!
+//! Deviations: going back N after a fast retransmit follows ns-2 and Fall & Floyd (4.3BSD-Tahoe
+//! itself resumed at its old snd_nxt); duplicate ACKs are ignored until the data outstanding at
+//! the fast retransmit is acknowledged, so the duplicates that going back provokes cannot
+//! trigger a second one (ns-2's `bug_fix_`).
+
+pub use super::slowstart::Params;
+use super::slowstart::{FastRecovery, LossBased, Window};
+use super::{half_flight, AckInfo, CcInfo, CcParams, Reaction};
+
+pub const INFO: CcInfo = CcInfo {
+    name: "tahoe",
+    aliases: &["jk"],
+    summary: "Tahoe: slow start, congestion avoidance, fast retransmit then slow start (the FQ paper's JK).",
+    read: |f| Params::read(f, true).map(CcParams::Tahoe),
+};
+
+/// Tahoe's reaction to the threshold-th duplicate ACK.
+#[derive(Clone, Copy, Debug)]
+pub struct TahoeRecovery;
+
+impl FastRecovery for TahoeRecovery {
+    const GUARD_AFTER_RETRANSMIT: bool = true;
+    fn enter(w: &mut Window, a: &AckInfo, _threshold: u32) -> (Reaction, bool) {
+        w.ssthresh = half_flight(a.flight);
+        w.cwnd = 1.0;
+        (Reaction::GO_BACK, false)
+    }
+    fn ack_in_recovery(_w: &mut Window, _a: &AckInfo, _recover: u64, _first: bool) -> (Reaction, bool) {
+        (Reaction::NONE, false)
+    }
+}
+
+pub type Tahoe = LossBased<TahoeRecovery>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::CongestionControl;
+    use crate::tcp::rtt::RtoParams;
+
+    #[test]
+    fn third_dup_ack_goes_back_to_one_packet_once() {
+        let p = Params { initial_cwnd: 16.0, initial_ssthresh: Some(8.0), dupack_threshold: 3, rto: RtoParams::JACOBSON };
+        let mut c = Tahoe::new(&p, 100);
+        let dup = |n| AckInfo { dupacks: n, flight: 16, snd_max: 16000, ack: 1000, ..Default::default() };
+        assert_eq!(c.on_dup_ack(&dup(1)), Reaction::NONE);
+        assert_eq!(c.on_dup_ack(&dup(2)), Reaction::NONE);
+        assert_eq!(c.on_dup_ack(&dup(3)), Reaction::GO_BACK);
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 8.0));
+        // Duplicates provoked by going back do not trigger another.
+        assert_eq!(c.on_dup_ack(&AckInfo { ack: 5000, ..dup(3) }), Reaction::NONE);
+        c.on_ack(&AckInfo { ack: 16000, acked: 1, ..Default::default() });
+        assert_eq!(c.cwnd(), 2.0, "slow start again");
+        assert_eq!(c.on_dup_ack(&AckInfo { ack: 16000, ..dup(3) }), Reaction::GO_BACK);
+    }
+}

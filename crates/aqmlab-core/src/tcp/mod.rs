@@ -1,0 +1,156 @@
+//! The TCP family: a window-based sender and a cumulative-ACK receiver, with pluggable
+//! congestion control.
+//!
+//! - [`sender`]: byte sequence numbers cut into segments of `packet_size` bytes on the wire
+//!   (`header` of them not data), a window of `min(cwnd, max_window)` whole packets, the
+//!   retransmission timer(s), round-trip sampling, finite (`bytes`) or unending transfers, and
+//!   the application (bulk data, or Telnet keystrokes);
+//! - [`receiver`]: in-order delivery with an out-of-order buffer, cumulative ACKs of `ack_size`
+//!   bytes, optional delayed ACKs, the congestion bit echoed;
+//! - [`rtt`]: the generic and Jacobson/Karels estimators, Karn's rule, backoff, coarse ticks;
+//! - [`cc`]: one congestion control per file (generic, slowstart, tahoe/jk, reno, newreno,
+//!   vegas, decbit);
+//! - [`telnet`]: the interactive source of the FQ paper.
+//!
+//! In a scenario, `kind = "tcp"` with `cc = "reno"` (and the cc's own keys in the same table),
+//! or `kind = "telnet"`. Every data packet of a flow is one segment; the sequence space counts
+//! data bytes, so goodput is data bytes and throughput wire bytes. An ACK's `echo` carries the
+//! `sent_at` of the data packet that caused it (the earliest one it acknowledges, for a delayed
+//! ACK) and its `seq` that packet's sequence number; the ACK carries `RETX` when that packet was
+//! a retransmission, so the sender can apply Karn's rule without ambiguity. A data packet's
+//! `echo` carries the time its data was generated, for Telnet's delay (0 for bulk data).
+
+use serde::Serialize;
+
+use crate::conf::{Bytes, Duration, Fields, Result};
+
+pub mod cc;
+pub mod receiver;
+pub mod rtt;
+pub mod sender;
+pub mod telnet;
+
+pub use cc::{AnyCc, CcParams, CongestionControl};
+pub use receiver::Receiver;
+pub use sender::Sender;
+
+/// Timer kinds of the TCP agents.
+pub mod timer {
+    /// The retransmission timer (sender).
+    pub const RTO: u8 = 0;
+    /// The application's next keystroke (Telnet sender).
+    pub const APP: u8 = 1;
+    /// The delayed-ACK timer (receiver).
+    pub const DELACK: u8 = 2;
+}
+
+/// Settings shared by every TCP flow, whatever its application.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Common {
+    pub cc: CcParams,
+    /// Size on the wire of a full data packet, bytes.
+    pub packet_size: u32,
+    /// Bytes of each data packet that are headers, not data.
+    pub header: u32,
+    pub ack_size: u32,
+    /// Receiver window, packets: the window never exceeds it.
+    pub max_window: u32,
+    pub delayed_ack: bool,
+    /// Longest an ACK is delayed, ns.
+    pub delayed_ack_timeout_ns: u64,
+}
+
+/// Defaults that differ between the flow kinds.
+struct Defaults {
+    cc: &'static str,
+    packet_size: u32,
+    max_window: u32,
+}
+
+impl Common {
+    fn read(f: &mut Fields, d: &Defaults) -> Result<Self> {
+        let cc_name: String = f.or(
+            "cc",
+            d.cc.to_string(),
+            &format!("congestion control, one of: {} (each has its own keys: see congestion controls)", cc::names()),
+        )?;
+        let Some(info) = cc::find(&cc_name) else {
+            return Err(f.error("cc", format!("unknown congestion control '{cc_name}' (allowed: {})", cc::names())));
+        };
+        let packet_size: u32 = f.or("packet_size", d.packet_size, "size on the wire of a full data packet, bytes")?;
+        let header: u32 = f.or("header", 0u32, "bytes of each data packet that are headers (not counted as data or goodput)")?;
+        f.ensure(packet_size > header && packet_size <= 1 << 20, "packet_size", format!("must exceed header ({header}) and be at most {} bytes", 1 << 20))?;
+        let ack_size: u32 = f.or("ack_size", 40u32, "size on the wire of an ACK, bytes")?;
+        f.ensure(ack_size >= 1, "ack_size", "must be at least 1 byte")?;
+        let max_window: u32 = f.or("max_window", d.max_window, "maximum (receiver) window, packets; the generic window")?;
+        f.ensure(max_window >= 1, "max_window", "must be at least 1 packet")?;
+        let delayed_ack: bool = f.or("delayed_ack", false, "acknowledge every second packet (or after delayed_ack_timeout)")?;
+        let delack: Duration = f.or("delayed_ack_timeout", Duration(200_000_000), "longest an ACK is delayed")?;
+        f.ensure(delack.0 > 0, "delayed_ack_timeout", "must be above 0")?;
+        // The cc's own keys are in this table too; in catalogue mode they are listed under the
+        // congestion controls, not here.
+        let cc = if f.is_catalogue() {
+            let mut scratch = Vec::new();
+            (info.read)(&mut Fields::catalogue(f.source(), &mut scratch))?
+        } else {
+            (info.read)(f)?
+        };
+        Ok(Common { cc, packet_size, header, ack_size, max_window, delayed_ack, delayed_ack_timeout_ns: delack.0 })
+    }
+
+    /// Data bytes in a full segment.
+    pub fn mss(&self) -> u32 {
+        self.packet_size - self.header
+    }
+}
+
+/// A bulk transfer (`kind = "tcp"`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Params {
+    #[serde(flatten)]
+    pub common: Common,
+    /// Data bytes to transfer; `None` for an unending transfer.
+    pub bytes: Option<u64>,
+}
+
+impl Params {
+    pub fn read(f: &mut Fields) -> Result<Self> {
+        let common = Common::read(f, &Defaults { cc: "reno", packet_size: 1000, max_window: 10_000 })?;
+        let bytes: Option<Bytes> = f.opt("bytes", "data to transfer, then stop and record the completion time (default: unending)")?;
+        if let Some(b) = bytes {
+            f.ensure(b.0 > 0, "bytes", "must be above 0")?;
+        }
+        Ok(Params { common, bytes: bytes.map(|b| b.0) })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod harness;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conf::{parse_toml, Origin, Source};
+
+    fn read(text: &str) -> Result<Params> {
+        let src = Source { path: "t.toml".into() };
+        let t = parse_toml(text, &src).unwrap();
+        let mut f = Fields::new(&src, "flow[x]", &t, Origin::Line(1));
+        let p = Params::read(&mut f)?;
+        f.finish()?;
+        Ok(p)
+    }
+
+    #[test]
+    fn cc_keys_live_in_the_flow_table_and_unknown_ones_are_refused() {
+        let p = read("cc = \"jk\"\nmax_window = 5\ninitial_ssthresh = 5\nmin_rto = \"1s\"\ntick = \"500ms\"").unwrap();
+        assert_eq!(p.common.cc.name(), "tahoe");
+        assert_eq!(p.common.cc.rto().tick_ns, 500_000_000);
+        let e = read("cc = \"reno\"\nalpha = 2").unwrap_err();
+        assert!(e.message.starts_with("unknown key"), "{e}");
+        let e = read("cc = \"cubic\"").unwrap_err();
+        assert!(e.message.contains("unknown congestion control 'cubic'"), "{e}");
+        assert!(read("cc = \"vegas\"\nalpha = 2\nbeta = 4").is_ok());
+        assert!(read("packet_size = 40\nheader = 40").is_err());
+    }
+}

@@ -1,0 +1,229 @@
+//! The TCP receiver: in-order delivery, cumulative ACKs, delayed ACKs, the congestion bit echoed.
+//!
+//! Data at `rcv_nxt` is delivered with whatever it makes contiguous from the out-of-order
+//! buffer; every newly delivered byte counts once as goodput. ACKs carry `rcv_nxt` and are
+//! `ack_size` bytes. An ACK goes out at once for out-of-order data (a duplicate ACK), for a
+//! duplicate segment, for a segment that fills a hole, and for every in-order segment unless
+//! delayed ACKs are on; then every second segment is acknowledged, or `delayed_ack_timeout`
+//! after the first one not yet acknowledged (RFC 1122, RFC 5681 section 4.2).
+//!
+//! Each ACK echoes (in `echo` and `seq`) the `sent_at` and sequence number of the earliest data
+//! packet it acknowledges for the first time (the one that caused it, for an immediate ACK),
+//! carries `RETX` if that packet was a retransmission, and `ECE` if any data packet it
+//! acknowledges arrived with the congestion bit (CE) set: DECbit's receiver copies the bit.
+//! For Telnet, each keystroke's delay (its generation time rides in the data packet's `echo`)
+//! is reported when it is delivered.
+
+use std::collections::BTreeMap;
+
+use super::{timer, Common};
+use crate::app::{Agent, FlowIds, Outbox, TimerReq};
+use crate::packet::{flags, Packet, PacketKind};
+
+/// What an ACK echoes about the data packet that caused it.
+#[derive(Clone, Copy, Debug)]
+struct Echo {
+    sent_at: u64,
+    seq: u64,
+    retx: bool,
+}
+
+pub struct Receiver {
+    ids: FlowIds,
+    header: u32,
+    ack_size: u32,
+    delayed: bool,
+    delack_ns: u64,
+    /// Report application delays (Telnet).
+    app_delay: bool,
+    rcv_nxt: u64,
+    /// Out-of-order segments: start -> (end, generation time).
+    ooo: BTreeMap<u64, (u64, u64)>,
+    /// In-order segments not yet acknowledged (delayed ACKs).
+    pending: u32,
+    pending_echo: Option<Echo>,
+    pending_ce: bool,
+    delack_gen: u32,
+}
+
+impl Receiver {
+    pub fn new(c: &Common, ids: FlowIds, app_delay: bool) -> Self {
+        Receiver {
+            ids,
+            header: c.header,
+            ack_size: c.ack_size,
+            delayed: c.delayed_ack,
+            delack_ns: c.delayed_ack_timeout_ns,
+            app_delay,
+            rcv_nxt: 0,
+            ooo: BTreeMap::new(),
+            pending: 0,
+            pending_echo: None,
+            pending_ce: false,
+            delack_gen: 0,
+        }
+    }
+
+    /// Next byte expected.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    fn deliver(&mut self, now: u64, from: u64, to: u64, app_ts: u64, out: &mut Outbox) {
+        out.goodput_bytes += to - from;
+        if self.app_delay {
+            out.app_delay_samples.push(now - app_ts);
+        }
+        self.rcv_nxt = to;
+    }
+
+    /// Acknowledge now; `trigger` is the packet that caused this ACK, if not a pending one.
+    fn ack_now(&mut self, trigger: Option<Echo>, ce: bool, out: &mut Outbox) {
+        let e = trigger.or(self.pending_echo).expect("an ACK acknowledges some packet");
+        let mut fl = 0;
+        if ce || self.pending_ce {
+            fl |= flags::ECE;
+        }
+        if e.retx {
+            fl |= flags::RETX;
+        }
+        out.packets.push(Packet {
+            kind: PacketKind::Ack,
+            seq: e.seq,
+            ack: self.rcv_nxt,
+            echo: e.sent_at,
+            flags: fl,
+            ..Packet::data(self.ids.flow, self.ids.dst, self.ids.src, self.ack_size)
+        });
+        self.pending = 0;
+        self.pending_echo = None;
+        self.pending_ce = false;
+        self.delack_gen = self.delack_gen.wrapping_add(1);
+    }
+}
+
+impl Agent for Receiver {
+    fn on_packet(&mut self, now: u64, pkt: &Packet, out: &mut Outbox) {
+        if !pkt.is_data() {
+            return;
+        }
+        let seq = pkt.seq;
+        let end = seq + pkt.size.saturating_sub(self.header) as u64;
+        let echo = Echo { sent_at: pkt.sent_at, seq, retx: pkt.has(flags::RETX) };
+        let ce = pkt.has(flags::CE);
+        if end <= self.rcv_nxt {
+            self.ack_now(Some(echo), ce, out); // a duplicate
+        } else if seq > self.rcv_nxt {
+            self.ooo.entry(seq).or_insert((end, pkt.echo));
+            self.ack_now(Some(echo), ce, out); // out of order: a duplicate ACK
+        } else {
+            self.deliver(now, self.rcv_nxt, end, pkt.echo, out);
+            let mut filled = false;
+            while let Some((&s, &(e, ts))) = self.ooo.first_key_value() {
+                if s > self.rcv_nxt {
+                    break;
+                }
+                self.ooo.pop_first();
+                if e > self.rcv_nxt {
+                    self.deliver(now, self.rcv_nxt, e, ts, out);
+                }
+                filled = true;
+            }
+            if self.pending_echo.is_none() {
+                self.pending_echo = Some(echo);
+            }
+            self.pending += 1;
+            self.pending_ce |= ce;
+            if !self.delayed || filled || self.pending >= 2 || !self.ooo.is_empty() {
+                self.ack_now(None, false, out);
+            } else if self.pending == 1 {
+                out.timers.push(TimerReq { at: now + self.delack_ns, kind: timer::DELACK, gen: self.delack_gen });
+            }
+        }
+    }
+
+    fn on_timer(&mut self, _now: u64, kind: u8, gen: u32, out: &mut Outbox) {
+        if kind == timer::DELACK && gen == self.delack_gen && self.pending > 0 {
+            self.ack_now(None, false, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::harness::common;
+
+    const SEG: u64 = 1000;
+    const DATA: Packet = Packet::data(0, 0, 1, 1000);
+
+    fn rx(keys: &str) -> Receiver {
+        Receiver::new(&common(keys), FlowIds { flow: 0, src: 0, dst: 1 }, false)
+    }
+
+    /// Hand segment `k` (sent at `sent_at`) to the receiver; returns the ACKs it sends.
+    #[track_caller]
+    fn seg(r: &mut Receiver, k: u64, sent_at: u64, fl: u8, out: &mut Outbox) -> Vec<Packet> {
+        out.clear();
+        r.on_packet(sent_at + 10, &Packet { seq: k * SEG, sent_at, flags: fl, ..DATA }, out);
+        out.packets.clone()
+    }
+
+    #[test]
+    fn acks_every_segment_and_echoes_the_cause() {
+        let mut r = rx("cc = \"reno\"");
+        let mut out = Outbox::default();
+        let a = seg(&mut r, 0, 5, 0, &mut out);
+        assert_eq!(a.len(), 1);
+        assert_eq!((a[0].kind, a[0].ack, a[0].echo, a[0].size, a[0].src, a[0].dst), (PacketKind::Ack, SEG, 5, 40, 1, 0));
+        assert_eq!(out.goodput_bytes, SEG);
+    }
+
+    #[test]
+    fn out_of_order_data_gets_duplicate_acks_and_the_hole_fill_delivers_once() {
+        let mut r = rx("cc = \"reno\"");
+        let mut out = Outbox::default();
+        seg(&mut r, 0, 1, 0, &mut out);
+        for k in 2..5 {
+            let a = seg(&mut r, k, 10 + k, 0, &mut out);
+            assert_eq!((a[0].ack, a[0].echo, a[0].seq), (SEG, 10 + k, k * SEG), "duplicate ACK echoing its cause");
+            assert_eq!(out.goodput_bytes, 0);
+        }
+        let a = seg(&mut r, 1, 20, flags::RETX, &mut out);
+        assert_eq!(a[0].ack, 5 * SEG);
+        assert!(a[0].has(flags::RETX), "caused by a retransmission: no RTT sample (Karn)");
+        assert_eq!(out.goodput_bytes, 4 * SEG);
+        let a = seg(&mut r, 3, 30, flags::RETX, &mut out);
+        assert_eq!((a[0].ack, out.goodput_bytes), (5 * SEG, 0), "a duplicate segment is acknowledged, not delivered again");
+    }
+
+    #[test]
+    fn delayed_acks_cover_two_segments_or_wait_for_the_timer() {
+        let mut r = rx("cc = \"reno\"\ndelayed_ack = true\ndelayed_ack_timeout = \"100ms\"");
+        let mut out = Outbox::default();
+        assert!(seg(&mut r, 0, 7, 0, &mut out).is_empty());
+        let timer = out.timers[0];
+        assert_eq!((timer.kind, timer.at), (timer::DELACK, 7 + 10 + 100_000_000));
+        let a = seg(&mut r, 1, 8, 0, &mut out);
+        assert_eq!((a[0].ack, a[0].echo), (2 * SEG, 7), "the second segment is acknowledged, echoing the first");
+        out.clear();
+        r.on_timer(timer.at, timer.kind, timer.gen, &mut out);
+        assert!(out.packets.is_empty(), "that timer was superseded");
+        assert!(seg(&mut r, 2, 9, 0, &mut out).is_empty());
+        let t = out.timers[0];
+        out.clear();
+        r.on_timer(t.at, t.kind, t.gen, &mut out);
+        assert_eq!(out.packets[0].ack, 3 * SEG, "a lone segment waits for the timer");
+    }
+
+    #[test]
+    fn the_congestion_bit_is_echoed() {
+        let mut r = rx("cc = \"decbit\"");
+        let mut out = Outbox::default();
+        assert!(seg(&mut r, 0, 1, flags::ECT | flags::CE, &mut out)[0].has(flags::ECE));
+        assert!(!seg(&mut r, 1, 2, flags::ECT, &mut out)[0].has(flags::ECE));
+        let mut d = rx("cc = \"decbit\"\ndelayed_ack = true");
+        assert!(seg(&mut d, 0, 1, flags::ECT | flags::CE, &mut out).is_empty());
+        assert!(seg(&mut d, 1, 2, flags::ECT, &mut out)[0].has(flags::ECE), "a delayed ACK carries the bit of any packet it covers");
+    }
+}

@@ -1,0 +1,252 @@
+//! Round-trip estimation and retransmission timeouts.
+//!
+//! Two estimators, as the papers use them:
+//! - **generic** (Demers, Keshav & Shenker 1989, after XNS SPP and pre-1988 TCP): an
+//!   exponentially weighted average `srtt += gain * (sample - srtt)` and a timeout of
+//!   `beta * srtt` (beta = 2). A retransmitted packet's sample runs from its *first*
+//!   transmission to its acknowledgement (the FQ paper's rule; see the sender).
+//! - **jacobson** (Jacobson 1988, Jacobson & Karels; RFC 6298): `srtt` and the mean deviation
+//!   `rttvar` with gains 1/8 and 1/4, first sample `srtt = R, rttvar = R/2`, timeout
+//!   `srtt + 4 rttvar`. Samples follow Karn's rule: none from a retransmitted packet.
+//!
+//! Around either: a minimum and maximum timeout, exponential backoff (the timeout doubles with
+//! each expiry, up to 64 times, and returns to the estimate after the next valid sample), and
+//! an optional coarse timer `tick`. With `tick = T > 0` the model is 4.3BSD's slow timer
+//! (T = 500 ms): round trips are measured in whole ticks (the number of tick boundaries between
+//! sending and acknowledgement, so a sample can be 0), and a timeout of n ticks expires at the
+//! n-th tick boundary after it is set, that is after between (n-1)T and nT. Tick boundaries are
+//! at multiples of T from time 0, shared by every host.
+//!
+//! Deviations: 4.3BSD kept srtt and rttvar in scaled fixed point and 4.3BSD-Tahoe's timeout was
+//! srtt + 2 rttvar; we use floating point and srtt + 4 rttvar (4.3BSD-Reno, RFC 6298) throughout.
+
+use serde::Serialize;
+
+use crate::conf::{Duration, Fields, Result};
+
+/// Which estimate the timeout comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(tag = "estimator", rename_all = "snake_case")]
+pub enum Estimator {
+    /// EWMA with this gain; timeout = beta * srtt.
+    Generic { gain: f64, beta: f64 },
+    /// srtt + 4 rttvar.
+    Jacobson,
+}
+
+/// Timeout settings (validated).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RtoParams {
+    #[serde(flatten)]
+    pub estimator: Estimator,
+    /// Timeout before the first sample, ns.
+    pub initial_rto_ns: u64,
+    pub min_rto_ns: u64,
+    pub max_rto_ns: u64,
+    /// Timer granularity, ns; 0 for exact timers.
+    pub tick_ns: u64,
+    /// Double the timeout on each expiry (Karn's backoff).
+    pub backoff: bool,
+}
+
+const MS: u64 = 1_000_000;
+const S: u64 = 1_000_000_000;
+
+/// Largest backoff multiplier (4.3BSD's table stops at 64).
+pub const MAX_BACKOFF_SHIFT: u32 = 6;
+
+impl RtoParams {
+    /// The FQ paper's generic flow control: gain 1/8, beta 2, no backoff, no floor.
+    pub const GENERIC: RtoParams = RtoParams {
+        estimator: Estimator::Generic { gain: 0.125, beta: 2.0 },
+        initial_rto_ns: 3 * S,
+        min_rto_ns: 0,
+        max_rto_ns: 64 * S,
+        tick_ns: 0,
+        backoff: false,
+    };
+    /// Jacobson/Karels timeouts with Karn's backoff; exact timers, 200 ms floor (ns-2, Linux).
+    pub const JACOBSON: RtoParams = RtoParams {
+        estimator: Estimator::Jacobson,
+        initial_rto_ns: 3 * S,
+        min_rto_ns: 200 * MS,
+        max_rto_ns: 64 * S,
+        tick_ns: 0,
+        backoff: true,
+    };
+
+    /// Read the timeout keys, with `d` as the defaults (and the estimator kind).
+    pub fn read(f: &mut Fields, d: RtoParams) -> Result<Self> {
+        let estimator = match d.estimator {
+            Estimator::Generic { gain, beta } => {
+                let gain: f64 = f.or("gain", gain, "EWMA gain of the round-trip estimate")?;
+                f.ensure(gain > 0.0 && gain <= 1.0, "gain", "must be in (0, 1]")?;
+                let beta: f64 = f.or("beta", beta, "timeout = beta x smoothed round trip (the FQ paper's beta)")?;
+                f.ensure(beta >= 1.0, "beta", "must be at least 1")?;
+                Estimator::Generic { gain, beta }
+            }
+            Estimator::Jacobson => Estimator::Jacobson,
+        };
+        let initial: Duration = f.or("initial_rto", Duration(d.initial_rto_ns), "retransmission timeout before the first round-trip sample")?;
+        f.ensure(initial.0 > 0, "initial_rto", "must be above 0")?;
+        let min: Duration = f.or("min_rto", Duration(d.min_rto_ns), "smallest retransmission timeout")?;
+        let max: Duration = f.or("max_rto", Duration(d.max_rto_ns), "largest retransmission timeout (backoff included)")?;
+        f.ensure(max.0 > 0 && max.0 >= min.0, "max_rto", "must be above 0 and at least min_rto")?;
+        let tick: Duration = f.or("tick", Duration(d.tick_ns), "coarse timer granularity (4.3BSD: \"500ms\"); 0 for exact timers")?;
+        let backoff: bool = f.or("backoff", d.backoff, "double the timeout after each expiry until a valid round-trip sample")?;
+        Ok(RtoParams { estimator, initial_rto_ns: initial.0, min_rto_ns: min.0, max_rto_ns: max.0, tick_ns: tick.0, backoff })
+    }
+
+    /// Whether this is the FQ paper's generic timeout mechanism (one timer per packet,
+    /// samples from the first transmission) rather than Jacobson/Karels'.
+    pub fn is_generic(&self) -> bool {
+        matches!(self.estimator, Estimator::Generic { .. })
+    }
+}
+
+/// Jacobson's mean and mean deviation (RFC 6298 gains), in ns.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MeanDev {
+    pub srtt: f64,
+    pub rttvar: f64,
+    pub valid: bool,
+}
+
+impl MeanDev {
+    pub fn update(&mut self, r: f64) {
+        if self.valid {
+            self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
+            self.srtt = 0.875 * self.srtt + 0.125 * r;
+        } else {
+            *self = MeanDev { srtt: r, rttvar: r / 2.0, valid: true };
+        }
+    }
+    /// srtt + 4 rttvar, ns.
+    pub fn timeout(&self) -> f64 {
+        self.srtt + 4.0 * self.rttvar
+    }
+}
+
+/// A flow's round-trip estimate and timeout.
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    p: RtoParams,
+    md: MeanDev,
+}
+
+impl RttEstimator {
+    pub fn new(p: RtoParams) -> Self {
+        RttEstimator { p, md: MeanDev::default() }
+    }
+
+    pub fn params(&self) -> &RtoParams {
+        &self.p
+    }
+
+    /// A round-trip sample: the packet left at `sent_at` and its acknowledgement came `now`.
+    pub fn sample(&mut self, sent_at: u64, now: u64) {
+        let r = match self.p.tick_ns {
+            0 => (now - sent_at) as f64,
+            t => ((now / t - sent_at / t) * t) as f64,
+        };
+        match self.p.estimator {
+            Estimator::Generic { gain, .. } => {
+                if self.md.valid {
+                    self.md.srtt += gain * (r - self.md.srtt);
+                } else {
+                    self.md = MeanDev { srtt: r, rttvar: 0.0, valid: true };
+                }
+            }
+            Estimator::Jacobson => self.md.update(r),
+        }
+    }
+
+    /// Smoothed round trip, ns (`None` before the first sample).
+    pub fn srtt(&self) -> Option<f64> {
+        self.md.valid.then_some(self.md.srtt)
+    }
+
+    /// The timeout before backoff, ns, within [min_rto, max_rto].
+    pub fn rto(&self) -> u64 {
+        let raw = if !self.md.valid {
+            self.p.initial_rto_ns as f64
+        } else {
+            match self.p.estimator {
+                Estimator::Generic { beta, .. } => beta * self.md.srtt,
+                Estimator::Jacobson => self.md.timeout(),
+            }
+        };
+        (raw.round() as u64).clamp(self.p.min_rto_ns, self.p.max_rto_ns)
+    }
+
+    /// The timeout after `shift` backoffs, ns.
+    pub fn backed_off(&self, shift: u32) -> u64 {
+        let shift = if self.p.backoff { shift.min(MAX_BACKOFF_SHIFT) } else { 0 };
+        (self.rto() << shift).min(self.p.max_rto_ns).max(self.p.min_rto_ns)
+    }
+
+    /// When a timeout set `now` after `shift` backoffs expires (on a tick boundary when the
+    /// timer is coarse).
+    pub fn deadline(&self, now: u64, shift: u32) -> u64 {
+        let rto = self.backed_off(shift);
+        match self.p.tick_ns {
+            0 => now + rto,
+            t => (now / t + rto.div_ceil(t).max(1)) * t,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jacobson_starts_at_r_and_r_over_2_and_floors_at_min_rto() {
+        let mut e = RttEstimator::new(RtoParams::JACOBSON);
+        assert_eq!(e.rto(), 3 * S);
+        e.sample(0, 100 * MS);
+        assert_eq!(e.srtt(), Some(100e6));
+        assert_eq!(e.rto(), 300 * MS); // 100 + 4 * 50
+        for _ in 0..200 {
+            let t = 10 * S;
+            e.sample(t, t + 100 * MS);
+        }
+        assert_eq!(e.rto(), 200 * MS, "rttvar decays; the floor holds");
+    }
+
+    #[test]
+    fn generic_timeout_is_beta_times_the_ewma() {
+        let mut e = RttEstimator::new(RtoParams::GENERIC);
+        e.sample(0, 1 * S);
+        assert_eq!(e.rto(), 2 * S);
+        e.sample(0, 9 * S); // srtt = 1 + (9 - 1) / 8 = 2 s
+        assert_eq!(e.rto(), 4 * S);
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_64_times_and_max_rto() {
+        let e = RttEstimator::new(RtoParams { max_rto_ns: 1000 * S, ..RtoParams::JACOBSON });
+        let seq: Vec<u64> = (0..9).map(|k| e.backed_off(k) / S).collect();
+        assert_eq!(seq, [3, 6, 12, 24, 48, 96, 192, 192, 192]);
+        let capped = RttEstimator::new(RtoParams::JACOBSON);
+        assert_eq!(capped.backed_off(5), 64 * S);
+        let none = RttEstimator::new(RtoParams::GENERIC);
+        assert_eq!(none.backed_off(3), 3 * S);
+    }
+
+    #[test]
+    fn coarse_tick_quantises_samples_and_expires_on_tick_boundaries() {
+        let p = RtoParams { tick_ns: 500 * MS, min_rto_ns: 1 * S, ..RtoParams::JACOBSON };
+        let mut e = RttEstimator::new(p);
+        // 300 ms that cross one boundary measure one tick; 300 ms within a tick measure none.
+        e.sample(400 * MS, 700 * MS);
+        assert_eq!(e.srtt(), Some(500e6));
+        let mut z = RttEstimator::new(p);
+        z.sample(100 * MS, 400 * MS);
+        assert_eq!(z.srtt(), Some(0.0));
+        // A 1 s timeout (2 ticks) set at 1.2 s expires at the 2nd boundary after it: 2.0 s.
+        assert_eq!(z.rto(), 1 * S);
+        assert_eq!(z.deadline(1200 * MS, 0), 2 * S);
+        assert_eq!(z.deadline(1000 * MS, 0), 2 * S);
+    }
+}

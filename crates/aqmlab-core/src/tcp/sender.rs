@@ -1,0 +1,610 @@
+//! The TCP sender: segments, the window, retransmission timers and RTT sampling.
+//!
+//! Sequence numbers count data bytes from 0. Segment k covers bytes [k mss, (k+1) mss), the
+//! last one of a finite transfer shorter; a data packet is one segment plus `header` bytes.
+//! `snd_una` is the first unacknowledged byte, `snd_nxt` the next to send and `snd_max` the
+//! highest sent + 1 (they differ after going back). The sender sends while fewer than
+//! `min(cwnd, max_window)` whole segments are in [snd_una, snd_nxt) (the 4.3BSD rule, so Reno's
+//! inflated window lets new data out during fast recovery).
+//!
+//! Two timeout mechanisms, chosen by the congestion control's estimator:
+//! - Jacobson/Karels (every cc but generic and decbit): one retransmission timer, started when a
+//!   segment leaves with none running, restarted by each ACK of new data (RFC 6298), stopped
+//!   when nothing is outstanding. On expiry the timeout backs off, the congestion control is
+//!   told, and the sender goes back to `snd_una` and resends as the window allows. Round-trip
+//!   samples follow Karn's rule: an ACK caused by a retransmitted packet gives none.
+//! - generic (the FQ paper): each outstanding segment has its own timer; a segment not
+//!   acknowledged in time is retransmitted alone and its timer set again. A sample from an ACK
+//!   caused by a retransmission runs from the segment's first transmission.
+//!
+//! Timers are re-armed lazily: the agent keeps the deadline it wants and schedules a timer
+//! event only when none is pending before it; a timer event that finds the deadline moved
+//! later re-arms itself, and a generation number discards superseded events.
+//!
+//! Deviations: no slow-start restart after an idle period, no Nagle, no SYN/FIN exchange (the
+//! connection exists from the start time), and the receiver window is the constant
+//! `max_window`.
+
+use std::collections::VecDeque;
+
+use super::cc::{AckInfo, AnyCc, Reaction, TimeoutInfo};
+use super::rtt::{RttEstimator, MAX_BACKOFF_SHIFT};
+use super::telnet::Keystrokes;
+use super::{timer, Common};
+use crate::app::{Agent, FlowIds, Outbox, Schedule, TimerReq};
+use crate::packet::{flags, Packet};
+
+/// A segment sent and not yet acknowledged.
+#[derive(Clone, Copy, Debug)]
+struct Seg {
+    first_sent: u64,
+    last_sent: u64,
+    sends: u32,
+    /// When the application generated its data (Telnet), else 0.
+    app_ts: u64,
+    /// When its own timer expires (generic timeouts only).
+    deadline: u64,
+}
+
+/// A one-shot timer re-armed lazily (see the module doc).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LazyTimer {
+    kind: u8,
+    gen: u32,
+    /// When the agent wants to be woken, if at all.
+    deadline: Option<u64>,
+    /// The time of the timer event of generation `gen` in the queue, if any.
+    pending: Option<u64>,
+}
+
+impl LazyTimer {
+    pub(crate) const fn new(kind: u8) -> Self {
+        LazyTimer { kind, gen: 0, deadline: None, pending: None }
+    }
+
+    pub(crate) fn deadline(&self) -> Option<u64> {
+        self.deadline
+    }
+
+    /// Want to be woken at `at`.
+    pub(crate) fn set(&mut self, at: u64, out: &mut Outbox) {
+        self.deadline = Some(at);
+        if self.pending.is_none_or(|p| p > at) {
+            self.gen = self.gen.wrapping_add(1);
+            self.pending = Some(at);
+            out.timers.push(TimerReq { at, kind: self.kind, gen: self.gen });
+        }
+    }
+
+    pub(crate) fn cancel(&mut self) {
+        self.deadline = None;
+    }
+
+    /// A timer event of generation `gen` fired: whether the deadline has come (it is then
+    /// cleared). A deadline still ahead is re-armed.
+    pub(crate) fn fire(&mut self, now: u64, gen: u32, out: &mut Outbox) -> bool {
+        if gen != self.gen || self.pending.is_none() {
+            return false;
+        }
+        self.pending = None;
+        match self.deadline {
+            Some(d) if d <= now => {
+                self.deadline = None;
+                true
+            }
+            Some(d) => {
+                self.set(d, out);
+                false
+            }
+            None => false,
+        }
+    }
+}
+
+/// Where the data comes from.
+pub enum App {
+    /// As much as the window allows (up to `bytes` for a finite transfer).
+    Bulk,
+    /// Keystrokes.
+    Telnet(Keystrokes),
+}
+
+pub struct Sender {
+    ids: FlowIds,
+    when: Schedule,
+    /// Data bytes per full segment.
+    mss: u64,
+    header: u32,
+    max_window: u32,
+    /// Data bytes of a finite transfer.
+    total: Option<u64>,
+    cc: AnyCc,
+    rtt: RttEstimator,
+    /// Generic timeouts: one timer per segment, samples from the first transmission.
+    per_packet: bool,
+    /// Backoffs since the last valid round-trip sample.
+    shift: u32,
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// Segments in [snd_una, snd_max), in order.
+    segs: VecDeque<Seg>,
+    dupacks: u32,
+    rto: LazyTimer,
+    ect: bool,
+    done: bool,
+    app: App,
+}
+
+impl Sender {
+    pub fn new(c: &Common, total: Option<u64>, app: App, ids: FlowIds, when: Schedule) -> Self {
+        let cc = c.cc.build(c.max_window);
+        let rto = c.cc.rto();
+        let ect = cc.inner().ect();
+        Sender {
+            ids,
+            when,
+            mss: c.mss() as u64,
+            header: c.header,
+            max_window: c.max_window,
+            total,
+            cc,
+            rtt: RttEstimator::new(rto),
+            per_packet: rto.is_generic(),
+            shift: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            segs: VecDeque::new(),
+            dupacks: 0,
+            rto: LazyTimer::new(timer::RTO),
+            ect,
+            done: false,
+            app,
+        }
+    }
+
+    pub fn cc(&self) -> &AnyCc {
+        &self.cc
+    }
+
+    /// First unacknowledged byte, next byte to send, highest byte sent + 1.
+    pub fn seqs(&self) -> (u64, u64, u64) {
+        (self.snd_una, self.snd_nxt, self.snd_max)
+    }
+
+    /// The retransmission timer's deadline, if running.
+    pub fn rto_deadline(&self) -> Option<u64> {
+        self.rto.deadline()
+    }
+
+    fn seg_end(&self, seq: u64) -> u64 {
+        (seq + self.mss).min(self.total.unwrap_or(u64::MAX))
+    }
+
+    /// Segments in [from, to), `from` on a segment boundary.
+    fn segs_in(&self, from: u64, to: u64) -> u32 {
+        (to - from).div_ceil(self.mss) as u32
+    }
+
+    /// The usable window, whole packets (at least 1).
+    fn window(&self) -> u32 {
+        (self.cc.inner().cwnd().min(self.max_window as f64).floor() as u32).max(1)
+    }
+
+    /// Bytes the application lets the sender send by `now`.
+    fn limit(&self, now: u64) -> u64 {
+        let supplied = match &self.app {
+            App::Bulk => u64::MAX,
+            App::Telnet(k) => k.supplied(),
+        };
+        let cap = supplied.min(self.total.unwrap_or(u64::MAX));
+        if self.when.stop.is_some_and(|s| now >= s) {
+            cap.min(self.snd_max)
+        } else {
+            cap
+        }
+    }
+
+    /// Send what the window and the application allow.
+    fn send_allowed(&mut self, now: u64, out: &mut Outbox) {
+        let limit = self.limit(now);
+        let wnd = self.window();
+        while self.snd_nxt < limit && self.segs_in(self.snd_una, self.snd_nxt) < wnd {
+            let seq = self.snd_nxt;
+            self.transmit(now, seq, out);
+            self.snd_nxt = self.seg_end(seq);
+        }
+    }
+
+    /// Put the segment starting at `seq` on the wire (new or again).
+    fn transmit(&mut self, now: u64, seq: u64, out: &mut Outbox) {
+        let idx = ((seq - self.snd_una) / self.mss) as usize;
+        let end = self.seg_end(seq);
+        let retx = seq < self.snd_max;
+        let app_ts = if retx {
+            let s = &mut self.segs[idx];
+            s.sends += 1;
+            s.last_sent = now;
+            s.app_ts
+        } else {
+            debug_assert_eq!((seq, idx), (self.snd_max, self.segs.len()));
+            let app_ts = match &mut self.app {
+                App::Telnet(k) => k.take(now),
+                App::Bulk => 0,
+            };
+            self.segs.push_back(Seg { first_sent: now, last_sent: now, sends: 1, app_ts, deadline: 0 });
+            self.snd_max = end;
+            app_ts
+        };
+        let mut fl = 0;
+        if self.ect {
+            fl |= flags::ECT;
+        }
+        if retx {
+            fl |= flags::RETX;
+        }
+        let size = (end - seq) as u32 + self.header;
+        out.packets.push(Packet { seq, echo: app_ts, flags: fl, ..Packet::data(self.ids.flow, self.ids.src, self.ids.dst, size) });
+        if self.per_packet {
+            let d = self.rtt.deadline(now, self.segs[idx].sends - 1);
+            self.segs[idx].deadline = d;
+            if self.rto.deadline().is_none_or(|x| x > d) {
+                self.rto.set(d, out);
+            }
+        } else if self.rto.deadline().is_none() {
+            self.rto.set(self.rtt.deadline(now, self.shift), out);
+        }
+    }
+
+    fn ack_info(&self, now: u64, pkt: &Packet, acked: u32, flight: u32, rtt: Option<u64>) -> AckInfo {
+        let una = self.segs.front();
+        AckInfo {
+            now,
+            ack: self.snd_una,
+            mss: self.mss,
+            acked,
+            flight,
+            in_use: self.segs_in(self.snd_una, self.snd_nxt),
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+            dupacks: self.dupacks,
+            ece: pkt.has(flags::ECE),
+            rtt,
+            una_sent_at: una.map(|s| s.last_sent),
+            una_sends: una.map_or(0, |s| s.sends),
+        }
+    }
+
+    /// Carry out the congestion control's answer.
+    fn react(&mut self, now: u64, r: Reaction, out: &mut Outbox) {
+        if r.go_back {
+            self.snd_nxt = self.snd_una;
+        }
+        if r.retransmit && self.snd_una < self.snd_max {
+            let una = self.snd_una;
+            self.transmit(now, una, out);
+            if self.snd_nxt == una {
+                self.snd_nxt = self.seg_end(una);
+            }
+        }
+        if (r.go_back || r.retransmit) && !r.keep_timer && !self.per_packet {
+            self.rto.set(self.rtt.deadline(now, self.shift), out);
+        }
+    }
+
+    fn on_ack(&mut self, now: u64, pkt: &Packet, out: &mut Outbox) {
+        let ack = pkt.ack.min(self.snd_max);
+        if ack > self.snd_una {
+            // The round trip of the packet that caused this ACK.
+            let sent_at = if !pkt.has(flags::RETX) {
+                Some(pkt.echo)
+            } else if self.per_packet && pkt.seq >= self.snd_una && pkt.seq < self.snd_max {
+                Some(self.segs[((pkt.seq - self.snd_una) / self.mss) as usize].first_sent)
+            } else {
+                None // Karn
+            };
+            let rtt = sent_at.map(|t| {
+                self.rtt.sample(t, now);
+                self.shift = 0;
+                now - t
+            });
+            out.rtt_samples.extend(rtt);
+            let flight = self.segs_in(self.snd_una, self.snd_max);
+            let acked = self.segs_in(self.snd_una, ack);
+            self.segs.drain(..acked as usize);
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.dupacks = 0;
+            if self.total.is_some_and(|t| ack >= t) {
+                out.completed = true;
+                self.done = true;
+                self.rto.cancel();
+                return;
+            }
+            let info = self.ack_info(now, pkt, acked, flight, rtt);
+            let r = self.cc.inner_mut().on_ack(&info);
+            self.react(now, r, out);
+            if !self.per_packet {
+                if self.snd_una == self.snd_max {
+                    self.rto.cancel();
+                } else if !r.keep_timer {
+                    self.rto.set(self.rtt.deadline(now, self.shift), out);
+                }
+            }
+        } else if ack == self.snd_una && self.snd_max > self.snd_una {
+            self.dupacks += 1;
+            let flight = self.segs_in(self.snd_una, self.snd_max);
+            let info = self.ack_info(now, pkt, 0, flight, None);
+            let r = self.cc.inner_mut().on_dup_ack(&info);
+            self.react(now, r, out);
+        }
+        self.send_allowed(now, out);
+    }
+
+    fn on_timeout(&mut self, now: u64, out: &mut Outbox) {
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        let info = TimeoutInfo { now, flight: self.segs_in(self.snd_una, self.snd_max), snd_nxt: self.snd_nxt, snd_max: self.snd_max };
+        if self.per_packet {
+            let due: Vec<u64> = (0..self.segs.len())
+                .filter(|&i| self.segs[i].deadline <= now)
+                .map(|i| self.snd_una + i as u64 * self.mss)
+                .collect();
+            if !due.is_empty() {
+                out.timeouts += due.len() as u32;
+                self.cc.inner_mut().on_timeout(&info);
+                for seq in due {
+                    self.transmit(now, seq, out);
+                }
+            }
+            if let Some(d) = self.segs.iter().map(|s| s.deadline).min() {
+                self.rto.set(d, out);
+            }
+        } else {
+            out.timeouts += 1;
+            self.shift = (self.shift + 1).min(MAX_BACKOFF_SHIFT);
+            self.cc.inner_mut().on_timeout(&info);
+            self.snd_nxt = self.snd_una;
+            self.dupacks = 0;
+            self.send_allowed(now, out);
+            self.rto.set(self.rtt.deadline(now, self.shift), out);
+        }
+    }
+}
+
+impl Agent for Sender {
+    fn start(&mut self, now: u64, out: &mut Outbox) {
+        match &mut self.app {
+            App::Telnet(k) => k.schedule_next(now, out),
+            App::Bulk => self.send_allowed(now, out),
+        }
+    }
+
+    fn on_packet(&mut self, now: u64, pkt: &Packet, out: &mut Outbox) {
+        if !self.done && !pkt.is_data() {
+            self.on_ack(now, pkt, out);
+        }
+    }
+
+    fn on_timer(&mut self, now: u64, kind: u8, gen: u32, out: &mut Outbox) {
+        if self.done {
+            return;
+        }
+        match kind {
+            timer::RTO => {
+                if self.rto.fire(now, gen, out) {
+                    self.on_timeout(now, out);
+                }
+            }
+            timer::APP => {
+                if self.when.stop.is_some_and(|s| now >= s) {
+                    return;
+                }
+                let mss = self.mss;
+                if let App::Telnet(k) = &mut self.app {
+                    k.keystroke(now, mss, out);
+                }
+                self.send_allowed(now, out);
+            }
+            _ => {}
+        }
+    }
+
+    fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
+        let cc = self.cc.inner();
+        let ssthresh = cc.ssthresh();
+        out.push(("cwnd_pkts", cc.cwnd()));
+        out.push(("ssthresh_pkts", if ssthresh.is_finite() { ssthresh } else { f64::NAN }));
+        out.push(("srtt_s", self.rtt.srtt().map_or(f64::NAN, |s| s * 1e-9)));
+        out.push(("rto_s", self.rtt.backed_off(self.shift) as f64 * 1e-9));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::harness::{common, Bench, MS};
+
+    const GBPS: u64 = 1_000_000_000;
+    const SEG: u64 = 1000;
+
+    /// Round trip on the bench: 2 x 50 ms plus the data packet's transmission.
+    const RTT: u64 = 100 * MS;
+
+    #[test]
+    fn slow_start_doubles_the_window_each_round_trip() {
+        let mut b = Bench::new(&common("cc = \"reno\""), None, GBPS, 50 * MS);
+        b.run_until(900 * MS);
+        let w: Vec<f64> = (0..8).map(|k| b.cwnd_at(k * RTT + RTT / 2)).collect();
+        assert_eq!(w, [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0]);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_about_one_packet_per_round_trip() {
+        let mut b = Bench::new(&common("cc = \"reno\"\ninitial_ssthresh = 8"), None, GBPS, 50 * MS);
+        b.run_until(40 * RTT);
+        let (w10, w30) = (b.cwnd_at(10 * RTT + RTT / 2), b.cwnd_at(30 * RTT + RTT / 2));
+        let per_rtt = (w30 - w10) / 20.0;
+        assert!((0.9..=1.05).contains(&per_rtt), "{w10} -> {w30}: {per_rtt} per round trip");
+    }
+
+    /// Drop the first transmission of segment `k`.
+    fn drop_once(k: u64) -> crate::tcp::harness::Script {
+        Box::new(move |p, _| p.seq == k * SEG && !p.has(flags::RETX))
+    }
+
+    /// The window just before the loss was detected, and the trace after it.
+    fn around_loss(b: &Bench, k: u64) -> (f64, Vec<(u64, f64, f64)>) {
+        let retx = b.sent.iter().find(|s| s.seq == k * SEG && s.retx).expect("retransmitted").t;
+        let before = b.trace.iter().take_while(|p| p.0 < retx).last().unwrap().1;
+        (before, b.trace.iter().filter(|p| p.0 >= retx).copied().collect())
+    }
+
+    #[test]
+    fn reno_halves_on_three_duplicate_acks_and_does_not_return_to_slow_start() {
+        let mut b = Bench::new(&common("cc = \"reno\"\ninitial_ssthresh = 20"), None, GBPS, 50 * MS);
+        b.drop = drop_once(150);
+        b.run_until(3000 * MS);
+        assert!(b.timeouts.is_empty());
+        let (w, after) = around_loss(&b, 150);
+        let half = (w as u32 / 2) as f64;
+        assert!(w > 25.0, "in congestion avoidance at {w}");
+        assert_eq!(after[0].2, half, "ssthresh = half the flight");
+        assert_eq!(after[0].1, half + 3.0, "inflated by the three duplicates");
+        let settled: Vec<f64> = after.iter().skip_while(|p| p.1 > half).map(|p| p.1).collect();
+        assert_eq!(settled[0], half, "deflated to ssthresh");
+        assert!(settled.iter().all(|&c| c >= half), "never back to slow start: {settled:?}");
+        assert_eq!(b.sends_of(150 * SEG).len(), 2);
+    }
+
+    #[test]
+    fn tahoe_returns_to_slow_start_after_three_duplicate_acks() {
+        let mut b = Bench::new(&common("cc = \"tahoe\"\ninitial_ssthresh = 20"), None, GBPS, 50 * MS);
+        b.drop = drop_once(150);
+        b.run_until(3000 * MS);
+        assert!(b.timeouts.is_empty());
+        let (w, after) = around_loss(&b, 150);
+        let half = (w as u32 / 2) as f64;
+        assert_eq!((after[0].1, after[0].2), (1.0, half));
+        // Then it doubles each round trip up to ssthresh: 1, 2, 4, 8 at round trips after.
+        let t0 = after[0].0;
+        let w: Vec<f64> = (0..4).map(|k| b.cwnd_at(t0 + k * RTT + RTT / 2)).collect();
+        assert_eq!(w, [1.0, 2.0, 4.0, 8.0]);
+    }
+
+    #[test]
+    fn newreno_repairs_two_losses_in_one_window_without_a_timeout() {
+        let mut b = Bench::new(&common("cc = \"newreno\"\ninitial_ssthresh = 20"), None, GBPS, 50 * MS);
+        b.drop = Box::new(|p, _| (p.seq == 150 * SEG || p.seq == 155 * SEG) && !p.has(flags::RETX));
+        b.run_until(3000 * MS);
+        assert!(b.timeouts.is_empty());
+        let (w, after) = around_loss(&b, 150);
+        let half = (w as u32 / 2) as f64;
+        assert!(after.iter().all(|p| p.2 == half), "one halving for both losses");
+        assert_eq!(b.sends_of(155 * SEG).len(), 2);
+    }
+
+    #[test]
+    fn a_timeout_backs_off_exponentially_until_an_ack_returns() {
+        let mut b = Bench::new(&common("cc = \"reno\""), None, GBPS, 50 * MS);
+        // Everything sent in [2 s, 12 s) is lost.
+        b.drop = Box::new(|_, t| (2000 * MS..12000 * MS).contains(&t));
+        b.run_until(20_000 * MS);
+        let una = b.sent.iter().find(|s| s.dropped).unwrap().seq;
+        let resends: Vec<u64> = b.sends_of(una).into_iter().skip(1).collect();
+        let gaps: Vec<u64> = resends.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.len() >= 4, "{resends:?}");
+        for g in gaps.windows(2).take(4) {
+            assert_eq!(g[1], 2 * g[0], "each timeout doubles: {gaps:?}");
+        }
+        // The window sits at one packet through the outage, the threshold falls to 2.
+        let during: Vec<(u64, f64, f64)> = b.trace.iter().filter(|p| (resends[1]..12_000 * MS).contains(&p.0)).copied().collect();
+        assert!(during.iter().all(|p| p.1 == 1.0 && p.2 == 2.0), "{during:?}");
+        // After the outage the flow recovers and the timeout is the estimate again.
+        assert!(b.goodput > b.sent.iter().filter(|s| s.t < 12_000 * MS && !s.dropped).count() as u64 * SEG);
+        assert!(b.sender.rtt.backed_off(b.sender.shift) < 1_000 * MS);
+        // Karn: no sample from the retransmissions (they took seconds).
+        assert!(b.rtts.iter().all(|&r| r < 2 * RTT), "{:?}", b.rtts.iter().max());
+    }
+
+    #[test]
+    fn coarse_ticks_put_timeouts_on_tick_boundaries() {
+        let c = common("cc = \"slowstart\"\nmax_window = 8\ntick = \"500ms\"\nmin_rto = \"1s\"");
+        let mut b = Bench::new(&c, None, GBPS, 50 * MS);
+        b.drop = Box::new(|_, t| (2000 * MS..5000 * MS).contains(&t));
+        b.run_until(10_000 * MS);
+        assert!(b.timeouts.len() >= 2);
+        assert!(b.timeouts.iter().all(|t| t % (500 * MS) == 0), "{:?}", b.timeouts);
+        // Round trips of 100 ms measure 0 or 1 ticks: the floor sets the timeout.
+        assert_eq!(b.sender.rtt.rto(), 1000 * MS);
+    }
+
+    #[test]
+    fn generic_times_each_packet_alone_and_never_goes_back() {
+        // 10 Mbps: a window of 5 leaves over 3.2 ms, so the packets' timers differ.
+        let mut b = Bench::new(&common("cc = \"generic\"\nmax_window = 5"), None, 10_000_000, 50 * MS);
+        b.drop = drop_once(12);
+        b.run_until(5000 * MS);
+        assert!(b.trace.iter().all(|p| p.1 == 5.0), "the window never changes");
+        // Segment 12 and the four sent after it (received, but not acknowledgeable before the
+        // hole is filled) time out, each on its own timer, each resent once; nothing else is.
+        let resent: Vec<u64> = (0..40).filter(|k| b.sends_of(k * SEG).len() > 1).collect();
+        assert_eq!(resent, [12, 13, 14, 15, 16]);
+        assert_eq!(b.timeouts.len(), 5);
+        let waits: Vec<u64> = resent.iter().map(|k| b.sends_of(k * SEG)[1] - b.sends_of(k * SEG)[0]).collect();
+        let srtt = b.rtts[..10].iter().sum::<u64>() as f64 / 10.0;
+        for w in &waits {
+            assert!((*w as f64 - 2.0 * srtt).abs() < 0.05 * srtt, "timeout = 2 x srtt: {waits:?}, srtt {srtt}");
+        }
+        let firsts: Vec<u64> = resent.iter().map(|k| b.sends_of(k * SEG)[0]).collect();
+        assert!(firsts.windows(2).all(|f| f[1] > f[0]) && waits.windows(2).all(|w| w[0].abs_diff(w[1]) < MS), "own timers: {firsts:?} {waits:?}");
+        // The retransmitted packet's sample runs from its first transmission.
+        let (first, again) = (b.sends_of(12 * SEG)[0], b.sends_of(12 * SEG)[1]);
+        assert!(b.rtts.iter().any(|&r| r >= again - first + RTT), "{:?}", b.rtts);
+    }
+
+    #[test]
+    fn finite_transfer_completes_with_every_byte_delivered_once() {
+        for cc in ["generic\"\nmax_window = \"8", "slowstart", "tahoe", "reno", "newreno", "vegas", "decbit\"\nmax_window = \"8"] {
+            let c = common(&format!("cc = \"{cc}\"").replace("= \"8\"", "= 8"));
+            let total = 300 * SEG + 123;
+            let mut b = Bench::new(&c, Some(total), 10_000_000, 20 * MS);
+            // Lose a few packets, retransmissions included.
+            let mut n = 0u64;
+            b.drop = Box::new(move |_, _| {
+                n += 1;
+                n % 37 == 0
+            });
+            b.run_until(120_000 * MS);
+            assert!(b.completed.is_some(), "{cc}: not completed, {} of {total}", b.goodput);
+            assert_eq!(b.goodput, total, "{cc}");
+            assert_eq!(b.receiver.rcv_nxt(), total);
+            assert!(b.sent.iter().all(|s| s.seq < total), "{cc}: nothing past the end");
+            assert_eq!(b.sent.last().unwrap().seq, b.sent.iter().map(|s| s.seq).max().unwrap().min(b.sent.last().unwrap().seq));
+        }
+    }
+
+    #[test]
+    fn lazy_timer_fires_once_at_the_latest_deadline() {
+        let mut out = Outbox::default();
+        let mut t = LazyTimer::new(timer::RTO);
+        t.set(100, &mut out);
+        t.set(150, &mut out); // later: no new event
+        assert_eq!(out.timers.len(), 1);
+        t.set(80, &mut out); // earlier: a new event supersedes the first
+        assert_eq!(out.timers.len(), 2);
+        let (first, second) = (out.timers[0], out.timers[1]);
+        out.timers.clear();
+        assert!(!t.fire(100, first.gen, &mut out), "superseded");
+        t.set(120, &mut out);
+        assert!(!t.fire(80, second.gen, &mut out), "deadline moved to 120: re-armed");
+        assert_eq!(out.timers[0].at, 120);
+        assert!(t.fire(120, out.timers[0].gen, &mut out));
+        t.set(200, &mut out);
+        t.cancel();
+        let gen = out.timers.last().unwrap().gen;
+        assert!(!t.fire(200, gen, &mut out), "cancelled");
+    }
+}

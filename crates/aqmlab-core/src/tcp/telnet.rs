@@ -1,0 +1,107 @@
+//! Telnet: an interactive source behind a flow-controlled window.
+//!
+//! Demers, Keshav & Shenker 1989, section 3: "The Telnet sources generate 40 byte packets by a
+//! Poisson process with a mean interpacket interval of 5 seconds", sent with the same flow
+//! control as the FTPs and a maximum window of 5. Each keystroke is one segment of
+//! `packet_size` bytes, handed to the TCP sender when generated; it leaves at once if the
+//! window has room, else when it opens. The receiver reports each keystroke's delay from its
+//! generation to its in-order delivery (`mean_app_delay_s`, `sd_app_delay_s`), and the sender
+//! its round-trip times (`mean_rtt_s`).
+//!
+//! Deviations: keystrokes waiting for the window are not coalesced into one segment (no
+//! Nagle); the first keystroke comes one exponential gap after the start.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use super::{timer, Common, Defaults};
+use crate::app::{Outbox, TimerReq};
+use crate::conf::{Duration, Fields, Result};
+use crate::rng::SimRng;
+
+/// `kind = "telnet"`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Params {
+    #[serde(flatten)]
+    pub common: Common,
+    /// Mean time between keystrokes, ns.
+    pub mean_interval_ns: u64,
+}
+
+impl Params {
+    pub fn read(f: &mut Fields) -> Result<Self> {
+        let common = Common::read(f, &Defaults { cc: "generic", packet_size: 40, max_window: 5 })?;
+        let iv: Duration = f.or("mean_interval", Duration(5_000_000_000), "mean time between keystrokes (exponential: a Poisson process)")?;
+        f.ensure(iv.0 > 0, "mean_interval", "must be above 0")?;
+        Ok(Params { common, mean_interval_ns: iv.0 })
+    }
+}
+
+/// The keystroke process feeding a Telnet sender.
+pub struct Keystrokes {
+    mean_gap_ns: f64,
+    rng: SimRng,
+    /// Data bytes generated so far.
+    supplied: u64,
+    /// Generation times of keystrokes not yet sent.
+    waiting: VecDeque<u64>,
+}
+
+impl Keystrokes {
+    pub fn new(p: &Params, rng: SimRng) -> Self {
+        Keystrokes { mean_gap_ns: p.mean_interval_ns as f64, rng, supplied: 0, waiting: VecDeque::new() }
+    }
+
+    pub fn supplied(&self) -> u64 {
+        self.supplied
+    }
+
+    /// Arm the timer for the next keystroke.
+    pub fn schedule_next(&mut self, now: u64, out: &mut Outbox) {
+        let gap = self.rng.exponential(self.mean_gap_ns).round() as u64;
+        out.timers.push(TimerReq { at: now + gap.max(1), kind: timer::APP, gen: 0 });
+    }
+
+    /// A keystroke of `bytes` now; the next one is scheduled.
+    pub fn keystroke(&mut self, now: u64, bytes: u64, out: &mut Outbox) {
+        self.supplied += bytes;
+        self.waiting.push_back(now);
+        self.schedule_next(now, out);
+    }
+
+    /// The generation time of the next keystroke to be sent.
+    pub fn take(&mut self, now: u64) -> u64 {
+        self.waiting.pop_front().unwrap_or(now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conf::{parse_toml, Origin, Source};
+    use crate::tcp::harness::{Bench, MS};
+    use crate::tcp::sender::App;
+
+    #[test]
+    fn keystrokes_arrive_as_a_poisson_process_and_report_their_delay() {
+        let src = Source { path: "t".into() };
+        let t = parse_toml("mean_interval = \"1s\"", &src).unwrap();
+        let mut f = Fields::new(&src, "flow", &t, Origin::Default);
+        let p = Params::read(&mut f).unwrap();
+        assert_eq!((p.common.packet_size, p.common.max_window, p.common.cc.name()), (40, 5, "generic"));
+        let keys = Keystrokes::new(&p, SimRng::from_seed(3));
+        // 56 kbps and 10 ms each way: a keystroke takes 40 x 8 / 56000 s + 10 ms to arrive.
+        let mut b = Bench::with_app(&p.common, None, App::Telnet(keys), true, 56_000, 10 * MS);
+        b.run_until(2000_000 * MS);
+        let n = b.sent.len() as f64;
+        assert!((n - 2000.0).abs() < 4.0 * 2000f64.sqrt(), "{n} keystrokes in 2000 s at 1/s");
+        assert!(b.sent.iter().all(|s| !s.retx));
+        assert_eq!(b.app_delays.len(), b.sent.len());
+        let one_way = 10 * MS + crate::units::tx_time_ns(40, 56_000);
+        assert!(b.app_delays.iter().all(|&d| d >= one_way && d < one_way + 6 * MS), "{:?}", b.app_delays.iter().max());
+        let mean_rtt = b.rtts.iter().sum::<u64>() as f64 / b.rtts.len() as f64;
+        assert!((mean_rtt - (one_way + 10 * MS) as f64).abs() < 1e6, "{mean_rtt}");
+        assert_eq!(b.goodput, 40 * b.sent.len() as u64);
+    }
+}

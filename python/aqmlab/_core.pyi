@@ -1,0 +1,50 @@
+# Type stubs for the compiled module `aqmlab._core` (crate crates/aqmlab-py).
+# The contract is docs/binding.md; tests/test_stubs.py checks these names against the built module.
+from typing import Callable, final
+
+class ScenarioError(ValueError):
+    """A bad scenario: message is 'FILE:LINE: FIELD: what is wrong (what is allowed)'."""
+
+class SimulationError(RuntimeError):
+    """A run that could not finish: a guard tripped (queue cap, event cap) or an internal error."""
+
+@final
+class Scenario:
+    """A parsed and validated scenario, ready to run."""
+
+    @property
+    def path(self) -> str:
+        """File it came from ("<string>" for text)."""
+    @property
+    def name(self) -> str:
+        """File stem unless [simulation] name is given."""
+    @property
+    def duration_s(self) -> float: ...
+    @property
+    def warmup_s(self) -> float: ...
+    @property
+    def seed(self) -> int: ...
+    def to_json(self) -> str:
+        """The expanded, validated scenario (stable: used for hashing)."""
+
+def parse_scenario(text: str, path: str, overrides: list[tuple[str, str]] = ...) -> Scenario:
+    """Parse and validate TOML text; overrides are --set KEY=VALUE pairs applied before validation.
+
+    Raises ScenarioError.
+    """
+
+def run(
+    scenario: Scenario,
+    seed: int | None = None,
+    progress: Callable[[float, float, int], None] | None = None,
+) -> str:
+    """Simulate and return the results JSON (format aqmlab.results/1).
+
+    Releases the GIL while simulating; calls progress(sim_time_s, duration_s, events) between
+    chunks; Ctrl-C raises KeyboardInterrupt. Raises SimulationError when a run cannot finish.
+    """
+
+def catalog() -> str:
+    """JSON describing disciplines, flow kinds and congestion controls with their parameters."""
+
+def version() -> str: ...

@@ -1,0 +1,68 @@
+"""The ``aqmlab`` command line: a parser built from the subcommand registry, and one error policy.
+
+A user's mistake (bad scenario, missing file, bad option) prints ``aqmlab: error: ...`` and exits
+with status 2; a run that cannot finish exits 1; Ctrl-C exits 130. None of them print a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """Reports argument mistakes in two lines instead of the full usage text."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from aqmlab import __version__
+    from aqmlab.commands import load_commands
+
+    parser = _Parser(prog="aqmlab", description="Packet-level simulator of congested gateways.")
+    parser.add_argument("--version", action="version", version=f"aqmlab {__version__}")
+    subcommands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    for command in load_commands():
+        subparser = subcommands.add_parser(
+            command.name, help=command.summary, description=command.description or command.summary
+        )
+        command.add_arguments(subparser)
+        subparser.set_defaults(handler=command.handler)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        # Imports are inside the guard so Ctrl-C while numpy/pandas load is handled too.
+        from aqmlab import ScenarioError, SimulationError
+        from aqmlab.commands import CommandError
+
+        args = build_parser().parse_args(argv)
+        try:
+            return args.handler(args)
+        except ScenarioError as error:
+            return _fail(str(error), EXIT_USAGE)
+        except SimulationError as error:
+            return _fail(f"simulation failed: {error}", 1)
+        except CommandError as error:
+            return _fail(str(error), error.exit_status)
+    except KeyboardInterrupt:
+        print("aqmlab: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`aqmlab list | head`); silence the flush at exit as well.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"aqmlab: error: {message}", file=sys.stderr)
+    return status

@@ -1,0 +1,33 @@
+"""Arguments and helpers shared by the subcommands that take a scenario file."""
+
+from __future__ import annotations
+
+import argparse
+
+from aqmlab.commands import UsageError
+
+
+def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
+    """FILE and ``--set KEY=VALUE``, read back with ``overrides_from_args``."""
+    parser.add_argument("file", metavar="FILE", help="scenario file (TOML)")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="override a scenario value before validation, e.g. --set simulation.seed=3 (repeatable)",
+    )
+
+
+def overrides_from_args(args: argparse.Namespace) -> list[tuple[str, str]]:
+    return [parse_override(text) for text in args.overrides]
+
+
+def parse_override(text: str) -> tuple[str, str]:
+    """'KEY=VALUE' -> (KEY, VALUE); the value may itself contain '='."""
+    key, equals, value = text.partition("=")
+    key = key.strip()
+    if not equals or not key:
+        raise UsageError(f"--set expects KEY=VALUE, got {text!r}")
+    return key, value.strip()

@@ -1,0 +1,101 @@
+"""``aqmlab plot STORE``: a metric against a swept parameter, with intervals over seeds."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from aqmlab.commands import Command, CommandError, UsageError
+
+DESCRIPTION = """\
+Plot a metric of a sweep store against a swept parameter: one line per discipline (or per --by),
+the mean over seeds with a Student-t confidence interval. --flow and --link pick the table:
+flows, links, or both for per-flow statistics at a link (link_flows); neither plots a per-run
+column (events, fairness.jain). Prints the plotted numbers as a table.
+"""
+
+FORMATS = (".png", ".svg", ".pdf")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("store", metavar="STORE", type=Path, help="DuckDB store written by aqmlab sweep")
+    parser.add_argument("--metric", required=True, metavar="M", help="column to plot (goodput_bps, mean_qdelay_s, ...)")
+    parser.add_argument("--x", required=True, metavar="PARAM", help="swept key on the x axis (flow.udp.rate)")
+    parser.add_argument("--by", metavar="PARAM", help="one line per value of this column (default: the discipline)")
+    parser.add_argument("--flow", metavar="NAME", help="flows named NAME (a glob: 'tcp*')")
+    parser.add_argument("--link", metavar="NAME", help="link directions named NAME (a glob)")
+    parser.add_argument(
+        "--where",
+        metavar="SQL",
+        help="""extra SQL condition on the table; swept keys are text columns: """
+        """--where "\\"flow.udp.rate\\" = '1Mbps'\"""",
+    )
+    parser.add_argument(
+        "--agg", choices=("mean", "sum", "min", "max"), default="mean",
+        help="combine several matching flows or links of one run (default: mean)",
+    )  # fmt: skip
+    parser.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
+    parser.add_argument("--logx", action="store_true", help="logarithmic x axis")
+    parser.add_argument("--title", help="figure title")
+    parser.add_argument("--out", required=True, metavar="FILE", type=Path, help="image to write (.png, .svg or .pdf)")
+
+
+def handle(args: argparse.Namespace) -> int:
+    from aqmlab.plot import PlotError, draw, summarize
+    from aqmlab.store import StoreError
+
+    if args.out.suffix.lower() not in FORMATS:
+        raise UsageError(f"--out {args.out}: expected a file name ending in {', '.join(FORMATS)}")
+    if not args.out.parent.is_dir():
+        raise UsageError(f"--out {args.out}: directory {args.out.parent} does not exist")
+    if not args.store.is_file():
+        raise UsageError(f"{args.store}: no such store")
+    try:
+        summary = summarize(
+            args.store, args.metric, args.x, by=args.by, flow=args.flow, link=args.link, where=args.where,
+            agg=args.agg, level=args.level,
+        )  # fmt: skip
+    except PlotError as error:
+        raise UsageError(str(error)) from None
+    except StoreError as error:
+        raise CommandError(str(error)) from None
+
+    for warning in summary.attrs["warnings"]:
+        print(f"aqmlab: warning: {warning}", file=sys.stderr)
+    figure = draw(summary, logx=args.logx, title=args.title)
+    try:
+        figure.savefig(args.out)
+    except OSError as error:
+        raise CommandError(f"cannot write {args.out}: {error.strerror or error}") from None
+    print(_format(summary))
+    print(f"wrote {args.out}")
+    return 0
+
+
+def _format(summary) -> str:
+    attrs = summary.attrs
+    columns = [c for c in (attrs["by"], attrs["x"]) if c]
+    columns = list(dict.fromkeys(columns))
+    header = columns + ["n", "mean", f"±{attrs['level']:.0%}"]
+    rows = []
+    for _, row in summary.iterrows():
+        half = row["half_width"]
+        rows.append(
+            [str(row[c]) for c in columns]
+            + [str(row["n"]), f"{row['mean']:.6g}", "-" if math.isnan(half) else f"{half:.3g}"]
+        )
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths))]
+    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows]
+    return "\n".join(lines)
+
+
+COMMAND = Command(
+    name="plot",
+    summary="plot a metric of a sweep store against a swept parameter, with intervals over seeds",
+    add_arguments=add_arguments,
+    handler=handle,
+    description=DESCRIPTION,
+)

@@ -1,0 +1,74 @@
+"""``aqmlab run FILE``: simulate one scenario and report its flows and links."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from aqmlab._io import write_text_atomic
+from aqmlab.commands import Command, CommandError, UsageError
+from aqmlab.commands._common import add_scenario_arguments, overrides_from_args
+from aqmlab.progress import ProgressReporter
+from aqmlab.report import format_results
+from aqmlab.run import run as run_scenario
+from aqmlab.scenario import load
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_scenario_arguments(parser)
+    parser.add_argument("--seed", type=_seed, help="master seed (default: the scenario's [simulation] seed)")
+    parser.add_argument("--json", action="store_true", help="print the results JSON instead of tables")
+    parser.add_argument(
+        "--out", metavar="FILE", type=Path, help="also write the results JSON to FILE (only if the run succeeds)"
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    scenario = load(args.file, overrides_from_args(args))
+    if args.out is not None:
+        _check_writable(args.out)  # before the run, not after minutes of simulation
+
+    with ProgressReporter(scenario.name) as progress:
+        results = run_scenario(scenario, seed=args.seed, progress=progress)
+
+    results_json = results.to_json(indent=2) + "\n"
+    if args.out is not None:
+        try:
+            write_text_atomic(args.out, results_json)
+        except OSError as error:
+            raise CommandError(f"cannot write {args.out}: {error.strerror or error}") from None
+    if args.json:
+        sys.stdout.write(results_json)
+    else:
+        print(format_results(results))
+    return 0
+
+
+def _seed(text: str) -> int:
+    try:
+        seed = int(text)
+        if 0 <= seed < 2**64:
+            return seed
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"expected an integer from 0 to 2^64-1, got {text!r}")
+
+
+def _check_writable(path: Path) -> None:
+    directory = path.parent
+    if path.is_dir():
+        raise UsageError(f"--out {path}: is a directory")
+    if not directory.is_dir():
+        raise UsageError(f"--out {path}: directory {directory} does not exist")
+    if not os.access(directory, os.W_OK):
+        raise UsageError(f"--out {path}: directory {directory} is not writable")
+
+
+COMMAND = Command(
+    name="run",
+    summary="simulate a scenario and print per-flow and per-link results",
+    add_arguments=add_arguments,
+    handler=handle,
+)

@@ -1,0 +1,89 @@
+"""Human-readable text for one run's results (``aqmlab run`` without ``--json``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from aqmlab.progress import human_count
+from aqmlab.results import Results
+
+
+def format_results(results: Results) -> str:
+    raw = results.raw
+    rate = raw["events"] / raw["wall_s"] if raw["wall_s"] > 0 else float("nan")
+    header = (
+        f"{raw['scenario']} (seed {raw['seed']}): {raw['sim_time_s']:g} s simulated, measured from "
+        f"{raw['measure_from_s']:g} s; {raw['events']:,} events in {raw['wall_s']:.3g} s ({human_count(rate)} events/s)"
+    )
+    # Reverse directions of duplex links usually carry nothing; listing them hides the busy ones.
+    busy_links = [link for link in raw["links"] if link["arrivals"]]
+    idle = len(raw["links"]) - len(busy_links)
+    links_heading = f"Links ({idle} idle directions not shown)" if idle else "Links"
+    return "\n\n".join(
+        [
+            header,
+            "Flows\n" + _to_text(_flow_table(raw["flows"])),
+            f"{links_heading}\n" + _to_text(_link_table(busy_links)),
+            _fairness_line(results.fairness),
+        ]
+    )
+
+
+def _flow_table(flows: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "flow": [flow["name"] for flow in flows],
+            "group": [flow["group"] or "-" for flow in flows],
+            "kind": [flow["kind"] for flow in flows],
+            "path": [f"{flow['src']}->{flow['dst']}" for flow in flows],
+            "sent_pkts": [flow["sent_pkts"] for flow in flows],
+            "delivered_pkts": [flow["delivered_pkts"] for flow in flows],
+            "dropped_pkts": [flow["dropped_pkts"] for flow in flows],
+            "drops_by_reason": [_reasons(flow["drops_by_reason"]) for flow in flows],
+            "retransmits": [flow["retransmits"] for flow in flows],
+            "throughput_mbps": [_fixed(flow["throughput_bps"], 1e-6, 3) for flow in flows],
+            "mean_rtt_ms": [_fixed(flow["mean_rtt_s"], 1e3, 2) for flow in flows],
+            "mean_qdelay_ms": [_fixed(flow["mean_qdelay_s"], 1e3, 2) for flow in flows],
+        }
+    )
+
+
+def _link_table(links: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "link": [link["name"] for link in links],
+            "path": [f"{link['from']}->{link['to']}" for link in links],
+            "discipline": [link["discipline"] for link in links],
+            "arrivals": [link["arrivals"] for link in links],
+            "departures": [link["departures"] for link in links],
+            "drops_by_reason": [_reasons(link["drops_by_reason"]) for link in links],
+            "marks": [link["marks"] for link in links],
+            "mean_queue_pkts": [_fixed(link["mean_queue_pkts"], 1, 1) for link in links],
+            "mean_qdelay_ms": [_fixed(link["mean_qdelay_s"], 1e3, 2) for link in links],
+            "utilization_pct": [_fixed(link["utilization"], 100, 1) for link in links],
+        }
+    )
+
+
+def _fairness_line(fairness: Mapping[str, object]) -> str:
+    line = f"Jain fairness index: {_fixed(fairness['jain'], 1, 3)}"
+    groups = fairness.get("groups") or {}
+    if groups:
+        line += " (by group: " + ", ".join(f"{group} {_fixed(value, 1, 3)}" for group, value in groups.items()) + ")"
+    return line
+
+
+def _to_text(table: pd.DataFrame) -> str:
+    return table.to_string(index=False) if len(table) else "  (none)"
+
+
+def _reasons(counts: Mapping[str, int]) -> str:
+    """{"overflow": 3, "early": 0, "match": 5} -> 'overflow 3, match 5'; '-' when nothing dropped."""
+    return ", ".join(f"{reason} {count}" for reason, count in counts.items() if count) or "-"
+
+
+def _fixed(value: float | None, scale: float, digits: int) -> str:
+    """``value * scale`` with ``digits`` decimals; '-' for a value that does not apply (null)."""
+    return "-" if value is None else f"{value * scale:.{digits}f}"

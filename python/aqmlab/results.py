@@ -1,0 +1,96 @@
+"""The results of one run, as pandas tables over the results JSON (format aqmlab.results/1)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+RESULTS_FORMAT = "aqmlab.results/1"
+
+
+class Results:
+    """One run's results.
+
+    ``raw`` is the JSON as a dict; the tables are built from it on first use:
+
+    - ``flows``: one row per flow;
+    - ``links``: one row per link direction;
+    - ``link_flows``: one row per (link direction, flow) pair, with a ``link`` column;
+    - ``series``: time series, one DataFrame per probe, keyed ``"link:NAME"`` or ``"flow:NAME"``.
+
+    Nested mappings become dotted columns (``drops_by_reason.overflow``); a reason missing from a
+    ``*_by_reason`` mapping counts zero.
+    """
+
+    def __init__(self, raw: Mapping[str, Any]):
+        found = raw.get("format")
+        if found != RESULTS_FORMAT:
+            raise ValueError(f"unsupported results format {found!r} (expected {RESULTS_FORMAT!r})")
+        self.raw: dict[str, Any] = dict(raw)
+
+    @classmethod
+    def from_json(cls, text: str) -> Results:
+        return cls(json.loads(text))
+
+    @classmethod
+    def read(cls, path: str | os.PathLike[str]) -> Results:
+        """Results saved earlier, e.g. by ``aqmlab run --out FILE``."""
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.raw, indent=indent)
+
+    @property
+    def scenario(self) -> str:
+        return self.raw["scenario"]
+
+    @property
+    def seed(self) -> int:
+        return self.raw["seed"]
+
+    @property
+    def fairness(self) -> dict[str, Any]:
+        """``{"jain": overall Jain index, "groups": {group: Jain index within the group}}``."""
+        return self.raw["fairness"]
+
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        return _table(self.raw["flows"])
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        return _table([{key: value for key, value in link.items() if key != "flows"} for link in self.raw["links"]])
+
+    @cached_property
+    def link_flows(self) -> pd.DataFrame:
+        rows = [{"link": link["name"], **flow} for link in self.raw["links"] for flow in link.get("flows", [])]
+        return _table(rows) if rows else pd.DataFrame(columns=["link", "flow"])
+
+    @cached_property
+    def series(self) -> dict[str, pd.DataFrame]:
+        # JSON {"links": {name: columns}, "flows": {...}} -> {"link:name": DataFrame, "flow:name": ...}
+        return {
+            f"{kind.removesuffix('s')}:{name}": pd.DataFrame(columns)
+            for kind, probes in self.raw.get("series", {}).items()
+            for name, columns in probes.items()
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"<Results {self.scenario!r} seed={self.seed}: {len(self.raw['flows'])} flows, "
+            f"{len(self.raw['links'])} links, {self.raw['sim_time_s']} s simulated>"
+        )
+
+
+def _table(records: list[dict[str, Any]]) -> pd.DataFrame:
+    frame = pd.json_normalize(records, sep=".")
+    counters = [column for column in frame.columns if column.partition(".")[0].endswith("_by_reason") and "." in column]
+    if counters:
+        frame[counters] = frame[counters].fillna(0).astype("int64")
+    return frame

@@ -1,0 +1,80 @@
+"""`aqmlab.Results`: tables built from the results JSON."""
+
+from __future__ import annotations
+
+import pytest
+
+from aqmlab import Results
+
+# The smallest results JSON with the shapes Results flattens: nested reasons, per-link flows, series.
+SYNTHETIC = {
+    "format": "aqmlab.results/1",
+    "scenario": "tiny",
+    "seed": 1,
+    "sim_time_s": 10.0,
+    "measure_from_s": 2.0,
+    "events": 100,
+    "wall_s": 0.01,
+    "flows": [
+        {"name": "a", "group": "a", "throughput_bps": 1e6, "drops_by_reason": {"overflow": 2}},
+        {"name": "b", "group": "b", "throughput_bps": 2e6, "drops_by_reason": {"early": 1}},
+    ],
+    "links": [
+        {
+            "name": "bottleneck",
+            "drops_by_reason": {"overflow": 2, "early": 1},
+            "flows": [{"flow": "a", "arrivals": 10}, {"flow": "b", "arrivals": 20}],
+        }
+    ],
+    "fairness": {"jain": 0.9, "groups": {"a": 1.0, "b": 1.0}},
+    "series": {
+        "links": {"bottleneck": {"t_s": [0.0, 1.0], "qlen_pkts": [0, 3]}},
+        "flows": {"a": {"t_s": [0.0, 1.0], "throughput_bps": [0.0, 1e6]}},
+    },
+}
+
+
+def test_reasons_become_dotted_columns_and_missing_reasons_count_zero():
+    flows = Results(SYNTHETIC).flows
+    assert list(flows["drops_by_reason.overflow"]) == [2, 0]
+    assert list(flows["drops_by_reason.early"]) == [0, 1]
+    assert flows["drops_by_reason.overflow"].dtype == "int64"
+
+
+def test_links_leave_per_flow_rows_to_link_flows():
+    results = Results(SYNTHETIC)
+    assert "flows" not in results.links.columns
+    assert list(results.link_flows.columns[:2]) == ["link", "flow"]
+    assert list(results.link_flows["arrivals"]) == [10, 20]
+    assert set(results.link_flows["link"]) == {"bottleneck"}
+
+
+def test_series_are_keyed_by_kind_and_name():
+    series = Results(SYNTHETIC).series
+    assert set(series) == {"link:bottleneck", "flow:a"}
+    assert list(series["link:bottleneck"].columns) == ["t_s", "qlen_pkts"]
+
+
+def test_json_round_trip_keeps_everything():
+    results = Results(SYNTHETIC)
+    assert Results.from_json(results.to_json()).raw == SYNTHETIC
+
+
+def test_other_formats_are_refused():
+    with pytest.raises(ValueError, match="aqmlab.results/1"):
+        Results({**SYNTHETIC, "format": "something/2"})
+
+
+def test_example_tables_have_the_expected_columns(example_results_raw):
+    results = Results(example_results_raw)
+    assert {"name", "kind", "src", "dst", "group", "sent_pkts", "delivered_pkts", "throughput_bps",
+            "dropped_pkts", "mean_qdelay_s"} <= set(results.flows.columns)  # fmt: skip
+    assert {"name", "from", "to", "discipline", "arrivals", "departures", "mean_queue_pkts",
+            "utilization", "marks"} <= set(results.links.columns)  # fmt: skip
+    assert {"link", "flow", "arrivals", "departures", "drops", "mean_qdelay_s"} <= set(results.link_flows.columns)
+    assert len(results.flows) == len(example_results_raw["flows"])
+    assert len(results.links) == len(example_results_raw["links"])
+    for name, frame in results.series.items():
+        assert name.split(":")[0] in {"link", "flow"}
+        assert "t_s" in frame.columns
+    assert results.fairness["jain"] == example_results_raw["fairness"]["jain"]
