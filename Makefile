@@ -1,5 +1,5 @@
 # Front door. Needs only cargo, Python >= 3.11 and pip; everything else goes into .venv.
-#   make demo   install, then run the example scenario
+#   make demo   install, then reproduce CHOKe's Fig. 3 beside the paper's numbers
 #   make test   install, then run the Rust core tests and the Python tests
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -31,8 +31,9 @@ $(INSTALLED): $(VENV_PYTHON) $(BUILD_INPUTS)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV_PYTHON) -m pip install --no-build-isolation -e '.[test]'
 	@touch $@
 
+# The main job: CHOKe's Fig. 3 rebuilt beside the paper's numbers (5 seeds; reproductions/ holds the files).
 demo: install
-	$(VENV)/bin/aqmlab run scenarios/examples/udp-dumbbell.toml
+	$(VENV)/bin/aqmlab reproduce choke-2000-fig3 --out reproductions
 
 test: install
 	cargo test -p aqmlab-core --release

@@ -22,8 +22,8 @@ from aqmlab.store import RunRecord, Store, StoreError
 from aqmlab.sweep import SweepError, SweepSpec, plan, scenario_hash
 from support import REPO_ROOT, run_cli
 
-# A small UDP-only dumbbell (TCP, RED and CHOKe are not in the core yet). The Poisson sources
-# make the seed matter; the CBR flow `udp` is the swept one.
+# A small UDP-only dumbbell with DropTail: fast, and independent of the TCP and AQM code. The
+# Poisson sources make the seed matter; the CBR flow `udp` is the swept one.
 BASE = """\
 [simulation]
 duration = "20s"
@@ -578,3 +578,19 @@ def test_plot_command_errors_name_the_problem(grid_store: Path, tmp_path: Path):
     assert result.returncode == 2 and "no finished runs match in table flows (flow 'nope')" in result.stderr
     result = run_cli("plot", grid_store, "--metric", "goodput_bps", "--x", "flow.udp.rate", "--out", tmp_path / "x.gif")
     assert result.returncode == 2 and "expected a file name ending in .png, .svg, .pdf" in result.stderr
+
+
+def test_the_example_sweep_runs_and_plots_one_line_per_discipline(tmp_path: Path):
+    store = tmp_path / "cvr.duckdb"
+    sweep = REPO_ROOT / "scenarios" / "sweeps" / "choke-vs-red.toml"
+    result = run_cli("sweep", sweep, "--store", store, "--set", "simulation.duration=30s", "--workers", "1")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "sweep choke-vs-red: 30 runs (6 points x 5 seeds)" in result.stdout
+    assert "this call: 30 done, 0 failed" in result.stdout
+    result = run_cli("plot", store, "--metric", "goodput_bps", "--x", "flow.udp.rate", "--flow", "udp",
+                     "--out", tmp_path / "udp.svg")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    table = [line.split() for line in result.stdout.splitlines()[1:-1]]
+    assert [(row[0], row[1], row[2]) for row in table] == [
+        (discipline, rate, "5") for discipline in ("choke", "red") for rate in ("0.5Mbps", "1Mbps", "2Mbps")
+    ]

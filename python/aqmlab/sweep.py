@@ -26,8 +26,9 @@ seed, so an interrupted sweep has covered every point with the first seeds.
 **Identity.** A run is identified by ``(scenario_hash, seed)``. ``scenario_hash`` is the SHA-256 of
 the expanded, validated scenario (``Scenario.to_json()``, overrides applied) without its ``path``
 and ``seed`` fields, re-serialised with sorted keys: the seed is a separate key column, and the
-path excluded so that moving to another directory or naming the base file another way resumes
-instead of starting over. Two override sets that expand to the same scenario (``1Mbps`` and
+path is excluded so that running from another directory, or spelling the base file's path another
+way, resumes instead of starting over. (The scenario's name, the file's stem unless
+``[simulation] name`` is set, is part of the hash.) Two override sets that expand to the same scenario (``1Mbps`` and
 ``1000kbps``) are the same run. A point whose overrides do not validate has no expanded scenario;
 its runs are keyed by the hash of the base scenario's hash and the override pairs, and recorded
 as failed with the ScenarioError message.
@@ -535,8 +536,6 @@ class _Dask:
         self._own_client = True
         if isinstance(target, str) and target.startswith("local:"):
             count = target.removeprefix("local:")
-            if not count.isdigit() or int(count) < 1:
-                raise SweepError(f"dask {target!r}: expected local:N, N a positive number of worker processes")
             # The worker processes inherit an ignored SIGINT: Ctrl-C is this process's to handle
             # (it closes the cluster), and interrupted workers would only print tracebacks.
             with _sigint_ignored():
@@ -551,7 +550,7 @@ class _Dask:
             self.description = f"Dask LocalCluster of {count} worker processes"
         elif isinstance(target, str):
             try:
-                self.client = Client(target, timeout="30s")
+                self.client = Client(target, timeout="10s")
             except OSError as error:
                 raise SweepAborted(f"cannot reach the Dask scheduler at {target}: {error}") from None
             self.description = f"Dask cluster at {target}"
@@ -652,17 +651,22 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def _check_executor(workers: object, dask: object) -> None:
+def check_executor(workers: object, dask: object) -> None:
+    """SweepError unless ``workers`` and ``dask`` are valid options (checked before anything starts)."""
     if dask is not None and workers is not None:
         raise SweepError("workers applies to the local process pool; with Dask use local:N or size the cluster")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
         raise SweepError(f"workers: expected a positive integer, got {workers!r}")
     if dask is not None and not isinstance(dask, str) and not hasattr(dask, "submit"):
         raise SweepError(f"dask: expected a scheduler address, 'local:N' or a distributed.Client, got {dask!r}")
+    if isinstance(dask, str) and dask.startswith("local:"):
+        count = dask.removeprefix("local:")
+        if not count.isdigit() or int(count) < 1:
+            raise SweepError(f"dask {dask!r}: expected local:N, N a positive number of worker processes")
 
 
 def _executor(workers: int | None, dask: object):
-    _check_executor(workers, dask)
+    check_executor(workers, dask)
     if dask is not None:
         return _Dask(dask)
     workers = default_workers() if workers is None else workers
@@ -764,7 +768,7 @@ class SweepRun:
         retry_failed: bool = False,
         stream: TextIO | None = None,
     ):
-        _check_executor(workers, dask)
+        check_executor(workers, dask)
         self.store = store
         self.workers = workers
         self.dask = dask
@@ -973,6 +977,7 @@ def sweep(
 
     if table not in TABLES:
         raise SweepError(f"table: expected one of {', '.join(TABLES)}, got {table!r}")
+    check_executor(workers, dask)
     the_plan = plan(load_spec(spec))  # a bad base scenario or description fails before the store is made
     with Store(store) as the_store:
         run = SweepRun(the_plan, the_store, workers=workers, dask=dask, progress=progress, retry_failed=retry_failed)

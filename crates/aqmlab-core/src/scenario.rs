@@ -312,8 +312,11 @@ impl<'a> Builder<'a> {
             _ => between_of(t).map(|(a, b)| format!("{a}->{b}")).unwrap_or_else(|| format!("#{}", self.links.len() / 2 + 1)),
         };
         let mut f = Fields::new(self.src, format!("link[{label}]"), t, at.clone());
-        let count: Option<u32> = f.opt("count", "expand this entry count times, {i} = 1..count")?;
+        let count: Option<u32> = f.opt("count", "expand this entry count times, {i} = first..first+count-1")?;
         f.ensure(count != Some(0), "count", "must be at least 1")?;
+        let first: Option<u32> = f.opt("first", "the first value of {i} when count is given (default 1)")?;
+        f.ensure(count.is_some() || first.is_none(), "first", "needs count")?;
+        let first = first.unwrap_or(1);
         let between = match f.node("between") {
             Some(Node { val: Val::Array(v), .. }) if v.len() == 2 => match (&v[0].val, &v[1].val) {
                 (Val::Str(a), Val::Str(b)) if !a.is_empty() && !b.is_empty() => (a.clone(), b.clone()),
@@ -344,7 +347,7 @@ impl<'a> Builder<'a> {
         }
         f.finish()?;
         let indices: Vec<Option<u32>> = match count {
-            Some(c) => (1..=c).map(Some).collect(),
+            Some(c) => (first..first.saturating_add(c)).map(Some).collect(),
             None => vec![None],
         };
         for i in indices {
@@ -381,8 +384,11 @@ impl<'a> Builder<'a> {
         let mut f = Fields::new(self.src, format!("flow[{label}]"), t, at.clone());
         let name: String = f.req("name", String::new(), "flow name ({i} with count)")?;
         f.ensure(!name.is_empty(), "name", "must not be empty")?;
-        let count: Option<u32> = f.opt("count", "expand this entry count times, {i} = 1..count")?;
+        let count: Option<u32> = f.opt("count", "expand this entry count times, {i} = first..first+count-1")?;
         f.ensure(count != Some(0), "count", "must be at least 1")?;
+        let first: Option<u32> = f.opt("first", "the first value of {i} when count is given (default 1)")?;
+        f.ensure(count.is_some() || first.is_none(), "first", "needs count")?;
+        let first = first.unwrap_or(1);
         let src: String = f.req("src", String::new(), "source node")?;
         let dst: String = f.req("dst", String::new(), "destination node")?;
         let kinds: Vec<&str> = app::REGISTRY.iter().map(|k| k.name).collect();
@@ -409,7 +415,7 @@ impl<'a> Builder<'a> {
         let (name_at, src_at, dst_at) = (f.origin("name"), f.origin("src"), f.origin("dst"));
         f.finish()?;
         let indices: Vec<Option<u32>> = match count {
-            Some(c) => (1..=c).map(Some).collect(),
+            Some(c) => (first..first.saturating_add(c)).map(Some).collect(),
             None => vec![None],
         };
         for i in indices {
@@ -573,7 +579,8 @@ pub fn catalogue_json() -> String {
         let mut docs = Vec::new();
         let mut f = Fields::catalogue(&src, &mut docs);
         let _ = f.req::<String>("name", String::new(), "flow name ({i} with count)");
-        let _ = f.opt::<u32>("count", "expand this entry count times, {i} = 1..count");
+        let _ = f.opt::<u32>("count", "expand this entry count times, {i} = first..first+count-1");
+        let _ = f.opt::<u32>("first", "the first value of {i} when count is given (default 1)");
         let _ = f.req::<String>("src", String::new(), "source node");
         let _ = f.req::<String>("dst", String::new(), "destination node");
         let _ = f.req::<String>("kind", String::new(), "flow kind");

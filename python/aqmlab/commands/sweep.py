@@ -49,9 +49,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from aqmlab.store import Store, StoreError
-    from aqmlab.sweep import SweepAborted, SweepError, SweepRun, SweepSpec, plan
+    from aqmlab.sweep import SweepAborted, SweepError, SweepRun, SweepSpec, check_executor, plan
 
     try:
+        check_executor(args.workers, args.dask)
         spec = SweepSpec.from_file(args.spec)
         if args.overrides:
             spec = spec.with_overrides([parse_override(text) for text in args.overrides])

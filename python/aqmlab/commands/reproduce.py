@@ -1,0 +1,99 @@
+"""``aqmlab reproduce ID...``: rebuild the papers' tables and figures beside their numbers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from aqmlab.commands import Command, UsageError
+
+DESCRIPTION = """\
+Reproduce experiments of the four papers in scenarios/papers/. Each runs over several seeds
+(through the sweep machinery: resumable, every core) and writes, under OUT/ID/, comparison.csv
+(quantity, condition, paper_value, sim_mean, ci95_low, ci95_high, verdict), report.md (which
+explains every row that differs), figures as PNG and SVG, and OUT/index.html gathering them all.
+IDs: see --list; `all` runs every one.
+"""
+
+DEFAULT_SEEDS = 5
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("ids", nargs="*", metavar="ID", help="experiments to run (see --list), or all")
+    parser.add_argument("--list", action="store_true", help="list the experiments and exit")
+    parser.add_argument("--seeds", type=_positive, default=DEFAULT_SEEDS, metavar="N", help=f"seeds per condition (default {DEFAULT_SEEDS})")
+    parser.add_argument("--out", type=Path, default=Path("reproductions"), metavar="DIR", help="output directory (default: reproductions)")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=_positive, metavar="N", help="local worker processes (default: every core)")
+    where.add_argument("--dask", metavar="ADDRESS", help="a Dask scheduler address, or local:N")
+    parser.add_argument("--reduced", action="store_true", help="a short version of each run (for tests: seconds, not minutes)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def handle(args: argparse.Namespace) -> int:
+    from aqmlab.reproduce import EXPERIMENTS
+    from aqmlab.reproduce import report
+    from aqmlab.reproduce.runner import counts, default_seeds, fmt, run_experiment
+
+    if args.list:
+        width = max(len(i) for i in EXPERIMENTS)
+        for exp in EXPERIMENTS.values():
+            print(f"{exp.id:<{width}}  {exp.source}: {exp.title}")
+        return 0
+    if not args.ids:
+        raise UsageError("name the experiments to reproduce (see aqmlab reproduce --list), or all")
+    ids = list(EXPERIMENTS) if args.ids == ["all"] else args.ids
+    unknown = [i for i in ids if i not in EXPERIMENTS]
+    if unknown:
+        raise UsageError(f"unknown experiment {', '.join(unknown)} (see aqmlab reproduce --list)")
+    if args.out.exists() and not args.out.is_dir():
+        raise UsageError(f"--out {args.out}: exists and is not a directory")
+    seeds = default_seeds(1 if args.reduced else args.seeds)
+    totals = {"match": 0, "same-trend": 0, "differs": 0}
+    failed_runs = 0
+    for exp_id in ids:
+        exp = EXPERIMENTS[exp_id]
+        outdir = args.out / exp_id
+        print(f"{exp_id}: {exp.source}, {len(seeds)} seed(s)", file=sys.stderr)
+        outcome = run_experiment(
+            exp, seeds, outdir, workers=args.workers, dask=args.dask, reduced=args.reduced, progress=not args.no_progress and None
+        )
+        report.write(outcome, outdir)
+        c = counts(outcome.comparison)
+        for k in totals:
+            totals[k] += c[k]
+        failed_runs += len(outcome.failures)
+        print(f"\n{exp_id}: {c['match']} match, {c['same-trend']} same trend, {c['differs']} differ -> {outdir}/")
+        table = outcome.comparison
+        w = max(len(str(q)) for q in table["quantity"]) if len(table) else 8
+        wc = max(len(str(q)) for q in table["condition"]) if len(table) else 9
+        print(f"  {'quantity':<{w}}  {'condition':<{wc}}  {'paper':>9}  {'aqmlab':>9}  {'95% interval':>21}  verdict")
+        for _, r in table.iterrows():
+            interval = f"[{fmt(r['ci95_low'])}, {fmt(r['ci95_high'])}]" if r["ci95_low"] == r["ci95_low"] else ""
+            print(f"  {r['quantity']:<{w}}  {r['condition']:<{wc}}  {fmt(r['paper_value']) or 'claim':>9}  "
+                  f"{fmt(r['sim_mean']):>9}  {interval:>21}  {r['verdict']}")
+        for failure in outcome.failures:
+            print(f"  run failed: {failure}")
+    index = report.index_html(args.out)
+    print(f"\nall: {totals['match']} match, {totals['same-trend']} same trend, {totals['differs']} differ; {index}")
+    return 1 if failed_runs else 0
+
+
+COMMAND = Command(
+    name="reproduce",
+    summary="rebuild the papers' tables and figures beside the published numbers",
+    add_arguments=add_arguments,
+    handler=handle,
+    description=DESCRIPTION,
+)

@@ -1,0 +1,272 @@
+"""Pan, Prabhakar and Psounis, "CHOKe: a stateless active queue management scheme for
+approximating fair bandwidth allocation", INFOCOM 2000: every figure and table with numbers
+or claims (Figs. 3-6, 8-10, Tables I-III)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from aqmlab.reproduce.base import Condition, Experiment, Reference, stack, value_of
+
+PAPER = "Pan, Prabhakar, Psounis, CHOKe, INFOCOM 2000"
+LINK_BPS = 1e6
+
+RED_Q = '{discipline = "red", limit = 300, min_th = %d, max_th = %d, max_p = 0.1, w_q = 0.002}'
+CHOKE_Q = '{discipline = "choke", limit = 300, min_th = %d, max_th = %d, max_p = 0.1, w_q = 0.002%s}'
+DROPTAIL_Q = '{discipline = "droptail", limit = 300}'
+
+
+def bottleneck_flows(tables, link="bottleneck"):
+    lf = tables["link_flows"]
+    return lf[lf["link"] == link]
+
+
+def window_s(tables) -> float:
+    flows = tables["flows"]
+    return float((flows["sim_time_s"] - flows["measure_from_s"]).iloc[0]) if "sim_time_s" in flows else math.nan
+
+
+def measure_group_throughput(tables) -> pd.DataFrame:
+    """UDP and TCP aggregate throughput (kbps) per run."""
+    f = tables["flows"]
+    g = f.groupby(["condition", "seed", "group"], sort=False)["throughput_bps"].sum().reset_index()
+    return pd.DataFrame(
+        {"condition": g["condition"], "seed": g["seed"], "quantity": g["group"] + "_throughput_kbps", "value": g["throughput_bps"] / 1e3}
+    )
+
+
+def holds(rule):
+    return rule
+
+
+class Fig3(Experiment):
+    id = "choke-2000-fig3"
+    paper = PAPER
+    title = "one 2 Mbps UDP flow against 32 TCP flows: DropTail, RED and CHOKe"
+    source = "Fig. 3 (and its text)"
+    scenario = "choke-2000/fig3.toml"
+    notes = """32 Reno flows and one 2 Mbps CBR flow share a 1 Mbps link; min_th 100, max_th 200, buffer
+300 packets. The paper's numbers for this figure are read from its text ("UDP takes more than 95%",
+"the remaining 50 Kbps", "about 25%"), so tolerances are generous (10%)."""
+
+    def conditions(self):
+        return [
+            Condition("droptail", {"link.bottleneck.queue": DROPTAIL_Q}),
+            Condition("red", {"link.bottleneck.queue": RED_Q % (100, 200)}),
+            Condition("choke", {"link.bottleneck.queue": CHOKE_Q % (100, 200, "")}),
+        ]
+
+    def measure(self, tables):
+        m = measure_group_throughput(tables)
+        share = m[m["quantity"] == "udp_throughput_kbps"].copy()
+        share["quantity"] = "udp_share_of_link"
+        share["value"] = share["value"] * 1e3 / LINK_BPS
+        return stack([m, share])
+
+    def references(self):
+        starved = ("TCP is starved (under 10% of the link) under DropTail and RED",
+                   lambda s: all(value_of(s, "tcp_throughput_kbps", c) < 100 for c in ("droptail", "red")))
+        why_tcp = ("the paper's 'remaining 50 Kbps' is a rough reading; what TCP scrapes from a queue kept full by "
+                   "a 2 Mbps CBR flow depends on timer details of ns-2's TCP (retransmission timeouts, 500 ms tick) "
+                   "that the paper does not give; the finding (TCP starved) holds")
+        return [
+            Reference("udp_share_of_link", "droptail", 0.95, "Fig. 3 text", "text", bound="min"),
+            Reference("udp_share_of_link", "red", 0.95, "Fig. 3 text", "text", bound="min"),
+            Reference("tcp_throughput_kbps", "droptail", 50, "Fig. 3 text", "text", trend=starved, explanation=why_tcp),
+            Reference("tcp_throughput_kbps", "red", 50, "Fig. 3 text", "text", trend=starved, explanation=why_tcp),
+            Reference("udp_throughput_kbps", "choke", 250, "Fig. 3 text (about 25%)", "text",
+                      trend=("CHOKe holds UDP well under half the link", lambda s: value_of(s, "udp_throughput_kbps", "choke") < 500)),
+            Reference("tcp_throughput_kbps", "choke", 750, "Fig. 3 text", "text",
+                      trend=("TCP gets most of the link under CHOKe", lambda s: value_of(s, "tcp_throughput_kbps", "choke") > 500)),
+        ]
+
+    def figures(self, measured, summary, outdir):
+        return bar_figure(summary, ["droptail", "red", "choke"], ["udp_throughput_kbps", "tcp_throughput_kbps"],
+                          "throughput (kbps)", "Fig. 3: UDP and TCP throughput", outdir / "fig3")
+
+
+class Fig4(Experiment):
+    id = "choke-2000-fig4"
+    paper = PAPER
+    title = "per-flow throughput under CHOKe and the causes of drops"
+    source = "Fig. 4 (and its text)"
+    scenario = "choke-2000/fig4.toml"
+    notes = """The Fig. 3 set-up under CHOKe. "85% of UDP drops are matches" and "70% of TCP drops are random
+(RED) discards": we count a flow's drops by the reason of each drop (`match` for an arrival or a
+candidate dropped by a match; `early` and `forced` for RED's own decision; `overflow` for the
+buffer), so the TCP share is (early + forced) / all TCP drops."""
+
+    def conditions(self):
+        return [Condition("choke")]
+
+    def measure(self, tables):
+        f = tables["flows"].copy()
+        for col in ("drops_by_reason.match", "drops_by_reason.early", "drops_by_reason.forced"):
+            if col not in f:
+                f[col] = 0
+        f = f.fillna({"drops_by_reason.match": 0, "drops_by_reason.early": 0, "drops_by_reason.forced": 0})
+        rows = []
+        for (cond, seed), runf in f.groupby(["condition", "seed"], sort=False):
+            udp = runf[runf["group"] == "udp"]
+            tcp = runf[runf["group"] == "tcp"]
+            udp_drops = float(udp["dropped_pkts"].sum())
+            tcp_drops = float(tcp["dropped_pkts"].sum())
+            rows += [
+                (cond, seed, "udp_match_drop_fraction", float(udp["drops_by_reason.match"].sum()) / udp_drops if udp_drops else math.nan),
+                (cond, seed, "tcp_red_drop_fraction",
+                 float((tcp["drops_by_reason.early"] + tcp["drops_by_reason.forced"]).sum()) / tcp_drops if tcp_drops else math.nan),
+                (cond, seed, "tcp_mean_throughput_kbps", float(tcp["throughput_bps"].mean()) / 1e3),
+                (cond, seed, "udp_throughput_kbps", float(udp["throughput_bps"].sum()) / 1e3),
+            ]
+            for _, r in runf.iterrows():
+                rows.append((cond, seed, f"throughput_kbps:{r['name']}", float(r["throughput_bps"]) / 1e3))
+        return pd.DataFrame(rows, columns=["condition", "seed", "quantity", "value"])
+
+    def references(self):
+        return [
+            Reference("udp_match_drop_fraction", "choke", 0.85, "Fig. 4 text", "text", tolerance=0.1,
+                      trend=("most UDP drops are matches", lambda s: value_of(s, "udp_match_drop_fraction", "choke") > 0.5),
+                      explanation="see the drop-cause definitions above"),
+            Reference("tcp_red_drop_fraction", "choke", 0.70, "Fig. 4 text", "text", tolerance=0.1,
+                      trend=("most TCP drops are RED's, not matches", lambda s: value_of(s, "tcp_red_drop_fraction", "choke") > 0.5),
+                      explanation="see the drop-cause definitions above; RED's share depends on max_p and w_q, which the paper does not state"),
+            Reference("tcp_mean_throughput_kbps", "choke", 1000 / 33, "Fig. 4 (fair share 1 Mbps / 33)", "derived", tolerance=0.25,
+                      trend=("each TCP flow gets close to, and UDP more than, the fair share",
+                             lambda s: value_of(s, "udp_throughput_kbps", "choke") > value_of(s, "tcp_mean_throughput_kbps", "choke"))),
+        ]
+
+    def figures(self, measured, summary, outdir):
+        import matplotlib.pyplot as plt
+
+        s = summary[summary["quantity"].str.startswith("throughput_kbps:")].copy()
+        s["flow"] = s["quantity"].str.split(":").str[1]
+        order = [f"tcp{i}" for i in range(1, 33)] + ["udp"]
+        s = s.set_index("flow").reindex(order)
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        x = range(1, len(order) + 1)
+        ax.bar(x, s["sim_mean"], yerr=(s["sim_mean"] - s["ci95_low"]).fillna(0), color=["C0"] * 32 + ["C3"], capsize=1)
+        ax.axhline(1000 / 33, color="k", ls="--", lw=1, label="fair share (30.3 kbps)")
+        ax.set_xlabel("flow number (1-32 TCP, 33 UDP)")
+        ax.set_ylabel("throughput (kbps)")
+        ax.set_title("Fig. 4: per-flow throughput under CHOKe")
+        ax.legend()
+        return save(fig, outdir / "fig4")
+
+
+UDP_RATES_KBPS = [100, 500, 1000, 3000, 10000]
+FIG5_DROP = [0.23, 0.573, 0.741, 0.924, 0.983]
+
+
+class Fig5(Experiment):
+    id = "choke-2000-fig5"
+    paper = PAPER
+    title = "UDP drop rate and TCP throughput as the UDP rate grows"
+    source = "Fig. 5 (and the drop rates in its text)"
+    scenario = "choke-2000/fig5.toml"
+    notes = """32 Reno flows and one CBR flow whose rate is swept from 100 kbps to 10 Mbps; min_th 30,
+max_th 60; buffer 300 [UNSPEC]. The paper prints the UDP drop rate of its simulation and of the
+front-CHOKe model 2 lambda / (mu + 2 lambda); both are compared."""
+
+    def conditions(self):
+        out = []
+        for rate in UDP_RATES_KBPS:
+            out.append(Condition(f"choke udp={rate}kbps", {"flow.udp.rate": f"{rate}kbps"}))
+            out.append(Condition(f"red udp={rate}kbps", {"flow.udp.rate": f"{rate}kbps", "link.bottleneck.queue": RED_Q % (30, 60)}))
+        return out
+
+    def measure(self, tables):
+        f = tables["flows"]
+        rows = []
+        for (cond, seed), runf in f.groupby(["condition", "seed"], sort=False):
+            udp = runf[runf["group"] == "udp"].iloc[0]
+            tcp = runf[runf["group"] == "tcp"]
+            rows += [
+                (cond, seed, "udp_drop_fraction", float(udp["dropped_pkts"]) / float(udp["sent_pkts"]) if udp["sent_pkts"] else math.nan),
+                (cond, seed, "udp_throughput_kbps", float(udp["throughput_bps"]) / 1e3),
+                (cond, seed, "tcp_mean_throughput_kbps", float(tcp["throughput_bps"].mean()) / 1e3),
+            ]
+        return pd.DataFrame(rows, columns=["condition", "seed", "quantity", "value"])
+
+    def references(self):
+        refs = []
+        tcp_flat = ("average TCP throughput stays roughly constant across UDP rates under CHOKe (within a factor 1.5)",
+                    lambda s: _spread([value_of(s, "tcp_mean_throughput_kbps", f"choke udp={r}kbps") for r in UDP_RATES_KBPS]) < 1.5)
+        for rate, drop in zip(UDP_RATES_KBPS, FIG5_DROP):
+            refs.append(Reference("udp_drop_fraction", f"choke udp={rate}kbps", drop, "Fig. 5 text (simulation)", "text", tolerance=0.1,
+                                  trend=("UDP's drop rate rises with its rate", lambda s: _increasing(s, "udp_drop_fraction", "choke")),
+                                  explanation="the paper's TCP flavour and RED parameters are not given; the drop rate of a "
+                                              "low-rate UDP flow depends on how often TCP keeps the average above min_th"))
+        for rate in UDP_RATES_KBPS:
+            refs.append(Reference("tcp_mean_throughput_kbps", f"choke udp={rate}kbps", math.nan, "Fig. 5", "text", trend=tcp_flat,
+                                  explanation="claim not borne out: see the figure"))
+        for rate in UDP_RATES_KBPS[2:]:
+            refs.append(Reference("udp_throughput_kbps", f"red udp={rate}kbps", 900, "Fig. 5 (RED: UDP uses up all bandwidth)", "text",
+                                  bound="min"))
+        return refs
+
+    def figures(self, measured, summary, outdir):
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
+        for disc, style in (("choke", "o-"), ("red", "s--")):
+            y = [value_of(summary, "udp_throughput_kbps", f"{disc} udp={r}kbps") for r in UDP_RATES_KBPS]
+            t = [value_of(summary, "tcp_mean_throughput_kbps", f"{disc} udp={r}kbps") for r in UDP_RATES_KBPS]
+            axes[0].plot(UDP_RATES_KBPS, y, style, label=f"UDP ({disc})")
+            axes[0].plot(UDP_RATES_KBPS, [v * 32 for v in t], style, alpha=0.5, label=f"TCP total ({disc})")
+        d = [value_of(summary, "udp_drop_fraction", f"choke udp={r}kbps") for r in UDP_RATES_KBPS]
+        axes[1].plot(UDP_RATES_KBPS, d, "o-", label="aqmlab CHOKe")
+        axes[1].plot(UDP_RATES_KBPS, FIG5_DROP, "k^", label="paper (simulation)")
+        mu = 1000.0
+        axes[1].plot(UDP_RATES_KBPS, [2 * r / (mu + 2 * r) for r in UDP_RATES_KBPS], "k:", label="front-CHOKe model")
+        for ax in axes:
+            ax.set_xscale("log")
+            ax.set_xlabel("UDP arrival rate (kbps)")
+            ax.legend(fontsize=7)
+        axes[0].set_ylabel("throughput (kbps)")
+        axes[1].set_ylabel("UDP drop fraction")
+        fig.suptitle("Fig. 5: CHOKe as the UDP rate grows")
+        return save(fig, outdir / "fig5")
+
+
+def _spread(values):
+    values = [v for v in values if not math.isnan(v)]
+    return max(values) / max(min(values), 1e-9) if values else math.inf
+
+
+def _increasing(summary, quantity, disc):
+    ys = [value_of(summary, quantity, f"{disc} udp={r}kbps") for r in UDP_RATES_KBPS]
+    return all(b >= a for a, b in zip(ys, ys[1:]))
+
+
+def bar_figure(summary, conditions, quantities, ylabel, title, stem: Path):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    width = 0.8 / len(quantities)
+    for k, q in enumerate(quantities):
+        means = [value_of(summary, q, c) for c in conditions]
+        lows = [summary[(summary["quantity"] == q) & (summary["condition"] == c)]["ci95_low"].iloc[0] for c in conditions]
+        err = [max(m - lo, 0) if not math.isnan(lo) else 0 for m, lo in zip(means, lows)]
+        ax.bar([i + k * width for i in range(len(conditions))], means, width, yerr=err, capsize=3, label=q)
+    ax.set_xticks([i + width * (len(quantities) - 1) / 2 for i in range(len(conditions))], conditions)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return save(fig, stem)
+
+
+def save(fig, stem: Path) -> list[Path]:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    for p in paths:
+        fig.savefig(p, dpi=110)
+    plt.close(fig)
+    return paths
+
+
+EXPERIMENTS = [Fig3(), Fig4(), Fig5()]
