@@ -73,6 +73,14 @@ def run_experiment(
                 for _, row in failed.drop_duplicates(["point", "seed"]).iterrows():
                     failures.append(f"{row['condition']} seed {row['seed']}: {row['error']}")
             tables[table].append(frame[frame["status"] == "done"])
+        # Every table gets the run's window (sim_time_s, measure_from_s) for rates.
+        runs_frame = aqmlab.sweep(spec, workers=workers, dask=dask, store=store, table="runs", progress=False)
+        window = runs_frame[["point", "seed", "sim_time_s", "measure_from_s"]].drop_duplicates(["point", "seed"])
+        for table in TABLES:
+            last = tables[table][-1]
+            tables[table][-1] = last.drop(columns=[c for c in ("sim_time_s", "measure_from_s") if c in last]).merge(
+                window, on=["point", "seed"], how="left"
+            )
     merged = {t: pd.concat(frames, ignore_index=True) if frames else pd.DataFrame() for t, frames in tables.items()}
     measured = experiment.measure(merged)
     summary = summarise(measured)
