@@ -131,13 +131,15 @@ def ns3_args(path: Path, flows_override: int | None) -> list[str]:
     if n_tcp + n_cbr != n_access:
         raise fail("one flow per access link, please")
     flows = tcp + cbr
+    if any(not isinstance(f.get("packet_size", 1000), int) for f in flows):
+        raise fail("packet_size must be a fixed number of bytes")
     sizes = {f.get("packet_size", 1000) for f in flows}
     jitters = {seconds(f.get("start_jitter", "0s")) for f in flows}
     if len(sizes) != 1 or len(jitters) != 1 or any("start" in f or "stop" in f for f in flows):
         raise fail("flows must share packet_size and start_jitter, without start/stop")
     if len({f["rate"] for f in cbr}) > 1:
         raise fail("CBR flows must share one rate")
-    if any(f.get("cc", "newreno") != "newreno" for f in tcp):
+    if any(f.get("cc", "reno") != "newreno" for f in tcp):  # aqmlab's default cc is reno
         raise fail("the ns-3 peer runs NewReno only")
     if any(set(f) - TCP_KEYS for f in tcp):
         raise fail(f"tcp flows may only set {', '.join(sorted(TCP_KEYS))}")

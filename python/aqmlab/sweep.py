@@ -191,11 +191,11 @@ class SweepSpec:
         )
 
     def with_overrides(self, overrides: Mapping[str, Scalar] | Iterable[tuple[str, Scalar]]) -> SweepSpec:
-        """This sweep with more ``[set]`` overrides (``aqmlab sweep --set``); a key may not repeat."""
+        """This sweep with more ``[set]`` overrides (``aqmlab sweep --set``), replacing those of the same key.
+
+        A key the grid or a point sweeps cannot be set for every run (SweepError).
+        """
         extra = dict(overrides.items() if isinstance(overrides, Mapping) else overrides)
-        for key in extra:
-            if key in self.overrides:
-                raise SweepError(f"{self.source}: set: {key!r} is given twice (in the description and as an override)")
         return dataclasses.replace(self, overrides={**self.overrides, **extra})
 
     def override_sets(self) -> list[dict[str, Scalar]]:

@@ -6,6 +6,8 @@
 - Single queues: :func:`mm1`, :func:`md1` (mean waiting time and queue lengths).
 - Fairness: :func:`jain` (Jain's index), :func:`max_min_fair` (water-filling on one link) and
   :func:`max_min_fair_network` (progressive filling over several links).
+- Fair Queueing's Telnet delay (Demers, Keshav & Shenker, SIGCOMM 1989, Sec. 2.3, Fig. 1):
+  :func:`dks_fq_telnet_delay` (nonpreemptive FQ) and :func:`dks_fcfs_telnet_delay` (FCFS).
 
 Rates are in any consistent unit (packets per second, or per mean service time); results are
 numpy arrays in the order of the input.
@@ -25,6 +27,8 @@ __all__ = [
     "QueueMetrics",
     "back_choke",
     "back_choke_closed_form",
+    "dks_fcfs_telnet_delay",
+    "dks_fq_telnet_delay",
     "front_choke",
     "jain",
     "max_min_fair",
@@ -275,3 +279,78 @@ def max_min_fair_network(
         if step == np.inf:
             raise ValueError("a flow with unbounded demand crosses no link")
     return rate
+
+
+# ---------------------------------------------------------------------------------------------
+# Fair Queueing: the Telnet's delay against its throughput (DKS 1989, Fig. 1)
+
+
+def _dks_rho(rho: float, n: int) -> tuple[float, int]:
+    rho = float(rho)
+    if not (math.isfinite(rho) and rho >= 0):
+        raise ValueError(f"rho must be finite and not negative, got {rho}")
+    if int(n) != n or n < 1:
+        raise ValueError(f"n (the number of FTPs) must be a whole number >= 1, got {n}")
+    return rho, int(n)
+
+
+def dks_fq_telnet_delay(rho: float, n: int = 3, delta_over_p: float = 0.0, first_term: str = "printed") -> float:
+    """Mean queueing delay, in units of P/mu, of a Poisson Telnet source at a nonpreemptive
+    Fair Queueing gateway shared with ``n`` FTP conversations that always have packets ready
+    (Demers, Keshav & Shenker, "Analysis and Simulation of a Fair Queueing Algorithm", SIGCOMM
+    1989, Sec. 2.3, the curves of Fig. 1):
+
+        D_N(P)/P = T + N rho / 2 + N (1 - rho) [1/2 - (N + 1)/(N rho) (1 - exp(-rho N m / (N + 1)))]
+
+    with m = min(delta/P, (1 - 1/N)/2), packet sizes P_T = P_F = P, the FTPs' finish numbers
+    offset by a/N of a packet (a = 0 .. N-1), and rho = (N + 1) lambda P / mu the Telnet's
+    throughput relative to its fair share (0 <= rho < 1). As rho -> 0 the delay tends to
+    N (1/2 - m): N/2 for delta = 0 and 1/2 for delta = P with N = 3; it diverges as rho -> 1.
+
+    ``first_term`` picks T, the bit-by-bit round robin's own queueing delay:
+
+    - ``"printed"``: T = rho / (2 (1 - rho)), as the paper's formula reads;
+    - ``"br"``: T = (N + 1) rho / (2 (1 - rho)), which is what the paper's text says it is,
+      D_0((N + 1) P_T), the M/D/1 wait of a sole Poisson source whose packets are (N + 1) P
+      long (the Telnet gets mu / (N + 1) while the N FTPs are active). aqmlab's simulation of
+      Fig. 1 follows this one (within a few per cent for rho <= 0.6); the two agree as rho -> 0.
+    """
+    rho, n = _dks_rho(rho, n)
+    if rho >= 1:
+        return math.inf
+    if not (math.isfinite(delta_over_p) and delta_over_p >= 0):
+        raise ValueError(f"delta_over_p must be finite and not negative, got {delta_over_p}")
+    if first_term == "printed":
+        t = rho / (2 * (1 - rho))
+    elif first_term == "br":
+        t = (n + 1) * rho / (2 * (1 - rho))
+    else:
+        raise ValueError(f"first_term must be 'printed' or 'br', got {first_term!r}")
+    m = min(delta_over_p, 0.5 * (1 - 1 / n))
+    if rho == 0:
+        inner = m  # (N + 1)/(N rho) (1 - exp(-rho N m / (N + 1))) -> m
+    else:
+        inner = -(n + 1) / (n * rho) * math.expm1(-rho * n * m / (n + 1))
+    return t + n * rho / 2 + n * (1 - rho) * (0.5 - inner)
+
+
+def dks_fcfs_telnet_delay(rho: float, n: int = 3, window: int = 5) -> float:
+    """Mean queueing delay, in units of P/mu, of a Poisson Telnet source at an FCFS gateway
+    where ``n`` FTPs with window ``window`` keep n W packets in the queue or in transmission at
+    all times (DKS 1989, Fig. 1; the paper plots this curve but prints only its limit
+    (N W - 1/2) P as rho -> 0).
+
+    Derivation (experiments.md, section 2): an arriving Telnet packet (Poisson arrivals see
+    time averages) finds the N W FTP packets and, on average, L Telnet packets, one of them
+    in service with half its time left: D = N W - 1/2 + L. Little's law gives L = x (D + 1)
+    with x = rho / (N + 1) the Telnet's share of the line, so D = (N W - 1/2 + x) / (1 - x).
+    It stays finite for every rho < N + 1 (the FTPs yield the rest of the line): an
+    ill-behaved source can take almost all of it.
+    """
+    rho, n = _dks_rho(rho, n)
+    if int(window) != window or window < 1:
+        raise ValueError(f"window must be a whole number >= 1, got {window}")
+    x = rho / (n + 1)
+    if x >= 1:
+        return math.inf
+    return (n * window - 0.5 + x) / (1 - x)

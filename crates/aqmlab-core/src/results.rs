@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::qdisc::QueueDisc;
 use crate::scenario::Scenario;
 use crate::sim::Simulation;
 
@@ -90,7 +91,48 @@ pub struct LinkResult {
     pub queue_pkts_end: u64,
     pub mean_qdelay_s: Option<f64>,
     pub utilization: f64,
+    /// Time average over the window of each gauge of the discipline (`avg`, `flows_estimate`,
+    /// ...), for the links listed in `[trace] links` (empty for the others). A gauge that is
+    /// undefined for part of the window (SRED's `flows_estimate` while P = 0) is averaged over
+    /// the time it is defined.
+    pub gauges: BTreeMap<&'static str, f64>,
     pub flows: Vec<LinkFlowResult>,
+}
+
+/// Time integrals of a discipline's gauges, for [`LinkResult::gauges`]: the simulation adds
+/// the current values times the time they held at every change of the queue (the gauges
+/// change only inside the discipline's enqueue and dequeue), so the average is exact.
+#[derive(Clone, Debug, Default)]
+pub struct GaugeAverage {
+    /// (name, integral of the value over time in ns, ns during which the gauge was defined).
+    sums: Vec<(&'static str, f64, u64)>,
+    scratch: Vec<(&'static str, f64)>,
+}
+
+impl GaugeAverage {
+    /// Account for `dt` ns during which `q`'s gauges held their current values.
+    pub(crate) fn add(&mut self, q: &dyn QueueDisc, dt: u64) {
+        self.scratch.clear();
+        q.gauges(&mut self.scratch);
+        for &(name, v) in &self.scratch {
+            if !v.is_finite() {
+                continue;
+            }
+            let area = v * dt as f64;
+            match self.sums.iter_mut().find(|s| s.0 == name) {
+                Some(s) => {
+                    s.1 += area;
+                    s.2 += dt;
+                }
+                None => self.sums.push((name, area, dt)),
+            }
+        }
+    }
+
+    /// The time average of each gauge that was defined for some of the time.
+    pub fn means(&self) -> BTreeMap<&'static str, f64> {
+        self.sums.iter().filter(|s| s.2 > 0).map(|&(name, area, t)| (name, area / t as f64)).collect()
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -235,6 +277,7 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
                 queue_pkts_end: rt.q.inner().len() as u64,
                 mean_qdelay_s: mean(s.qdelay_ns as f64 * 1e-9, s.departures),
                 utilization: s.busy_ns as f64 / window_ns,
+                gauges: rt.gauge_avg.as_ref().map(GaugeAverage::means).unwrap_or_default(),
                 flows: per_flow.into_values().filter(|f| f.arrivals > 0).collect(),
             }
         })

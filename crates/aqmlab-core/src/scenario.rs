@@ -26,7 +26,7 @@
 //! Routes are static shortest paths (hop count); among equally short paths the one whose
 //! links come first in the file wins, so routes never depend on hashing or luck.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde::Serialize;
 
@@ -87,6 +87,8 @@ pub struct Scenario {
     /// Guards against runaway runs.
     pub max_events: Option<u64>,
     pub max_queue_pkts: u64,
+    /// Packets alive at once (queued, in transmission or propagating), all links together.
+    pub max_packets: u64,
     pub nodes: Vec<String>,
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
@@ -94,6 +96,13 @@ pub struct Scenario {
 }
 
 const TOP_KEYS: &[&str] = &["simulation", "link", "flow", "trace"];
+
+/// Largest `count` of one entry: more is a typo, and would exhaust memory before any check.
+pub const MAX_COUNT: u32 = 1_000_000;
+/// Most samples per time series (`duration / trace.interval`).
+pub const MAX_SAMPLES: u64 = 10_000_000;
+/// Largest `max_packets`: packet ids are 32-bit.
+const MAX_PACKETS_CAP: u64 = 1 << 31;
 
 impl Scenario {
     /// Parse and validate scenario text. `path` names it in messages; `overrides` are
@@ -209,6 +218,48 @@ struct Builder<'a> {
     link_at: Vec<Origin>,
     /// Outgoing link ids per node, in file order.
     out_links: Vec<Vec<u32>>,
+    /// Names of the link directions and of the flows so far (duplicates are refused).
+    link_names: HashSet<String>,
+    flow_names: HashSet<String>,
+    /// Per link direction: a buffer limit given in bytes, where, and its field.
+    byte_limits: Vec<Option<(u64, Origin, String)>>,
+}
+
+/// The values `{i}` takes in an entry: `first..first+count-1`, or one copy without count.
+fn expansion(f: &Fields, count: Option<u32>, first: u32) -> Result<Vec<Option<u32>>> {
+    let Some(c) = count else { return Ok(vec![None]) };
+    f.ensure(c <= MAX_COUNT, "count", format!("{c} is too many copies of one entry (at most {MAX_COUNT})"))?;
+    let last = first.checked_add(c - 1);
+    f.ensure(last.is_some(), "first", format!("{first} + count - 1 is beyond the largest {{i}}, {}", u32::MAX))?;
+    Ok((first..=last.unwrap_or(first)).map(Some).collect())
+}
+
+/// The buffer limit of a queue table when it is given in bytes, with where it is written.
+fn byte_limit(t: &Table, at: &Origin, path: &str) -> Option<(u64, Origin, String)> {
+    use crate::conf::{FromNode, Limit};
+    let node = t.get("limit")?;
+    match Limit::from_node(&node.val) {
+        Ok(Limit::Bytes(b)) => Some((b, if node.at == Origin::Default { at.clone() } else { node.at.clone() }, format!("{path}.limit"))),
+        _ => None,
+    }
+}
+
+/// The largest packets a flow sends regularly: data (forward path) and ACKs (reverse path).
+/// Exponential sizes have no largest: their mean stands in.
+fn packet_sizes(p: &FlowParams) -> (u64, Option<u64>) {
+    use crate::app::size::SizeDist;
+    let dist = |d: &SizeDist| match *d {
+        SizeDist::Fixed { bytes } => bytes as u64,
+        SizeDist::Uniform { max, .. } => max as u64,
+        SizeDist::Exponential { mean } => mean.round().max(1.0) as u64,
+    };
+    match p {
+        FlowParams::Cbr(p) => (dist(&p.packet_size), None),
+        FlowParams::Poisson(p) => (dist(&p.packet_size), None),
+        FlowParams::OnOff(p) => (dist(&p.packet_size), None),
+        FlowParams::Tcp(p) => (p.common.packet_size as u64, Some(p.common.ack_size as u64)),
+        FlowParams::Telnet(p) => (p.common.packet_size as u64, Some(p.common.ack_size as u64)),
+    }
 }
 
 fn substitute(text: &str, i: Option<u32>) -> String {
@@ -235,7 +286,17 @@ fn entries<'t>(root: &'t Table, section: &str, src: &Source) -> Result<Vec<(&'t 
 
 impl<'a> Builder<'a> {
     fn new(src: &'a Source) -> Self {
-        Builder { src, nodes: vec![], node_ids: HashMap::new(), links: vec![], link_at: vec![], out_links: vec![] }
+        Builder {
+            src,
+            nodes: vec![],
+            node_ids: HashMap::new(),
+            links: vec![],
+            link_at: vec![],
+            out_links: vec![],
+            link_names: HashSet::new(),
+            flow_names: HashSet::new(),
+            byte_limits: vec![],
+        }
     }
 
     fn node(&mut self, name: &str) -> u32 {
@@ -266,7 +327,11 @@ impl<'a> Builder<'a> {
         let seed: u64 = f.or("seed", 1u64, "master random seed")?;
         let name: Option<String> = f.opt("name", "scenario name (default: the file name)")?;
         let max_events: Option<u64> = f.opt("max_events", "stop with an error after this many events")?;
+        f.ensure(max_events != Some(0), "max_events", "must be at least 1 (leave it out for no limit)")?;
         let max_queue_pkts: u64 = f.or("max_queue_pkts", 1_000_000u64, "stop with an error when any queue holds more packets")?;
+        f.ensure(max_queue_pkts >= 1, "max_queue_pkts", "must be at least 1")?;
+        let max_packets: u64 = f.or("max_packets", 10_000_000u64, "stop with an error when more packets are alive at once (queued, in transmission or on the wire)")?;
+        f.ensure((1..=MAX_PACKETS_CAP).contains(&max_packets), "max_packets", format!("must be from 1 to {MAX_PACKETS_CAP}"))?;
         f.finish()?;
 
         let link_entries = entries(root, "link", self.src)?;
@@ -290,6 +355,18 @@ impl<'a> Builder<'a> {
             Some(Node { val: Val::Table(t), at }) => self.read_trace(t, at.clone(), &flows)?,
             Some(n) => return Err(self.src.error(&n.at, "trace", "must be a [trace] table")),
         };
+        if let (Some(iv), Some(Node { val: Val::Table(t), at })) = (trace.interval, root.get("trace")) {
+            // Every traced object records duration / interval samples: a typo such as "1ns"
+            // would exhaust memory long before the run ends.
+            if duration.0 / iv > MAX_SAMPLES {
+                let at = t.get("interval").map(|n| n.at.clone()).unwrap_or_else(|| at.clone());
+                return Err(self.src.error(&at, "trace.interval", format!(
+                    "{} over {} gives {} samples per series (at most {MAX_SAMPLES}): sample less often",
+                    crate::units::fmt_duration(iv), crate::units::fmt_duration(duration.0), duration.0 / iv
+                )));
+            }
+        }
+        self.check_buffers_hold_a_packet(&flows)?;
         let file_stem = std::path::Path::new(&self.src.path).file_stem().map(|s| s.to_string_lossy().to_string());
         Ok(Scenario {
             path: self.src.path.clone(),
@@ -299,6 +376,7 @@ impl<'a> Builder<'a> {
             seed,
             max_events,
             max_queue_pkts,
+            max_packets,
             nodes: self.nodes,
             links: self.links,
             flows,
@@ -317,6 +395,7 @@ impl<'a> Builder<'a> {
         let first: Option<u32> = f.opt("first", "the first value of {i} when count is given (default 1)")?;
         f.ensure(count.is_some() || first.is_none(), "first", "needs count")?;
         let first = first.unwrap_or(1);
+        let indices = expansion(&f, count, first)?;
         let between = match f.node("between") {
             Some(Node { val: Val::Array(v), .. }) if v.len() == 2 => match (&v[0].val, &v[1].val) {
                 (Val::Str(a), Val::Str(b)) if !a.is_empty() && !b.is_empty() => (a.clone(), b.clone()),
@@ -330,13 +409,20 @@ impl<'a> Builder<'a> {
         f.ensure(rate.0 > 0, "rate", "must be above 0")?;
         let delay: Duration = f.or("delay", Duration(0), "propagation delay")?;
         let loss: Prob = f.or("loss", Prob(0.0), "probability that the wire loses a packet")?;
-        let queue = match f.table("queue")? {
-            Some((qt, qat)) => read_queue(self.src, &format!("link[{label}].queue"), qt, qat)?,
+        let queue_table = f.table("queue")?;
+        let queue = match queue_table {
+            Some((qt, ref qat)) => read_queue(self.src, &format!("link[{label}].queue"), qt, qat.clone())?,
             None => QdiscParams::DropTail(qdisc::droptail::Params { limit: crate::conf::Limit::Packets(100) }),
         };
-        let queue_reverse = match f.table("queue_reverse")? {
-            Some((qt, qat)) => Some(read_queue(self.src, &format!("link[{label}].queue_reverse"), qt, qat)?),
+        let reverse_table = f.table("queue_reverse")?;
+        let queue_reverse = match reverse_table {
+            Some((qt, ref qat)) => Some(read_queue(self.src, &format!("link[{label}].queue_reverse"), qt, qat.clone())?),
             None => None,
+        };
+        let fwd_bytes = queue_table.as_ref().and_then(|(qt, qat)| byte_limit(qt, qat, &format!("link[{label}].queue")));
+        let rev_bytes = match &reverse_table {
+            Some((qt, qat)) => byte_limit(qt, qat, &format!("link[{label}].queue_reverse")),
+            None => fwd_bytes.clone(),
         };
         let uses_i = [&between.0, &between.1].iter().any(|s| s.contains("{i}")) || name.as_deref().is_some_and(|n| n.contains("{i}"));
         if uses_i && count.is_none() {
@@ -346,10 +432,6 @@ impl<'a> Builder<'a> {
             return Err(f.error("count", "repeats the same link: put {i} in between (and in name)"));
         }
         f.finish()?;
-        let indices: Vec<Option<u32>> = match count {
-            Some(c) => (first..first.saturating_add(c)).map(Some).collect(),
-            None => vec![None],
-        };
         for i in indices {
             let (a, b) = (substitute(&between.0, i), substitute(&between.1, i));
             if a == b {
@@ -360,14 +442,16 @@ impl<'a> Builder<'a> {
                 return Err(self.src.error(&at, &format!("link[{label}].between"), format!("a second link between '{a}' and '{b}' (one duplex link per pair)")));
             }
             let fwd_name = name.as_ref().map(|n| substitute(n, i)).unwrap_or_else(|| format!("{a}->{b}"));
-            if self.links.iter().any(|l| l.name == fwd_name) {
+            if self.link_names.contains(&fwd_name) {
                 return Err(self.src.error(&at, &format!("link[{label}].name"), format!("'{fwd_name}' names two links")));
             }
-            for (from, to, lname, q) in [
-                (ia, ib, fwd_name.clone(), queue.clone()),
-                (ib, ia, format!("{b}->{a}"), queue_reverse.clone().unwrap_or_else(|| queue.clone())),
+            for (from, to, lname, q, bytes) in [
+                (ia, ib, fwd_name.clone(), queue.clone(), fwd_bytes.clone()),
+                (ib, ia, format!("{b}->{a}"), queue_reverse.clone().unwrap_or_else(|| queue.clone()), rev_bytes.clone()),
             ] {
                 let id = self.links.len() as u32;
+                self.link_names.insert(lname.clone());
+                self.byte_limits.push(bytes);
                 self.links.push(LinkSpec { name: lname, from, to, rate_bps: rate.0, delay_ns: delay.0, loss: loss.0, queue: q });
                 self.link_at.push(at.clone());
                 self.out_links[from as usize].push(id);
@@ -389,6 +473,7 @@ impl<'a> Builder<'a> {
         let first: Option<u32> = f.opt("first", "the first value of {i} when count is given (default 1)")?;
         f.ensure(count.is_some() || first.is_none(), "first", "needs count")?;
         let first = first.unwrap_or(1);
+        let indices = expansion(&f, count, first)?;
         let src: String = f.req("src", String::new(), "source node")?;
         let dst: String = f.req("dst", String::new(), "destination node")?;
         let kinds: Vec<&str> = app::REGISTRY.iter().map(|k| k.name).collect();
@@ -414,14 +499,10 @@ impl<'a> Builder<'a> {
         }
         let (name_at, src_at, dst_at) = (f.origin("name"), f.origin("src"), f.origin("dst"));
         f.finish()?;
-        let indices: Vec<Option<u32>> = match count {
-            Some(c) => (first..first.saturating_add(c)).map(Some).collect(),
-            None => vec![None],
-        };
         for i in indices {
             let fname = substitute(&name, i);
             let field = |k: &str| format!("flow[{fname}].{k}");
-            if flows.iter().any(|fl: &FlowSpec| fl.name == fname) {
+            if !self.flow_names.insert(fname.clone()) {
                 return Err(self.src.error(&name_at, &field("name"), format!("'{fname}' names two flows")));
             }
             let (s, d) = (substitute(&src, i), substitute(&dst, i));
@@ -432,7 +513,10 @@ impl<'a> Builder<'a> {
                 return Err(self.src.error(&dst_at, &field("dst"), "is the same node as src"));
             }
             let fwd = routes.path(self, sid, did).ok_or_else(|| self.src.error(&dst_at, &field("dst"), format!("'{d}' cannot be reached from '{s}'")))?;
-            let rev = routes.path(self, did, sid).ok_or_else(|| self.src.error(&src_at, &field("src"), format!("'{s}' cannot be reached from '{d}'")))?;
+            // Links are duplex and declared in pairs (ids 2k, 2k+1), so the forward path walked
+            // backwards over the other directions is a shortest path back: ACKs retrace the data's
+            // route, and no search per source is needed (that would cost O(flows x nodes)).
+            let rev: Vec<u32> = fwd.iter().rev().map(|&l| l ^ 1).collect();
             if fwd.len() > u16::MAX as usize {
                 return Err(self.src.error(&dst_at, &field("dst"), "path is too long"));
             }
@@ -446,6 +530,27 @@ impl<'a> Builder<'a> {
                 fwd,
                 rev,
             });
+        }
+        Ok(())
+    }
+
+    /// A buffer given in bytes must hold at least one packet of every flow that crosses it:
+    /// a smaller one drops every such packet, which is a typo, not an experiment.
+    fn check_buffers_hold_a_packet(&self, flows: &[FlowSpec]) -> Result<()> {
+        for fl in flows {
+            let (data, ack) = packet_sizes(&fl.params);
+            let data_hops = fl.fwd.iter().map(|&l| (l, data, "packet"));
+            let ack_hops = ack.into_iter().flat_map(|a| fl.rev.iter().map(move |&l| (l, a, "ACK")));
+            for (l, size, what) in data_hops.chain(ack_hops) {
+                if let Some((b, at, field)) = &self.byte_limits[l as usize] {
+                    if *b < size {
+                        return Err(self.src.error(at, field, format!(
+                            "a buffer of {b} bytes cannot hold one {size}-byte {what} of flow '{}': every one would be dropped",
+                            fl.name
+                        )));
+                    }
+                }
+            }
         }
         Ok(())
     }

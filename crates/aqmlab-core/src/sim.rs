@@ -107,6 +107,8 @@ pub(crate) struct LinkRt {
     /// Generation of the current transmission; an abort bumps it so its TxDone is ignored.
     pub tx_gen: u32,
     pub stats: LinkStats,
+    /// Time integrals of the discipline's gauges (links in `[trace] links` only).
+    pub gauge_avg: Option<results::GaugeAverage>,
 }
 
 pub(crate) struct FlowRt {
@@ -156,7 +158,8 @@ impl Simulation {
         let links = sc
             .links
             .iter()
-            .map(|l| {
+            .enumerate()
+            .map(|(li, l)| {
                 let info = LinkInfo { rate_bps: l.rate_bps, n_flows: sc.flows.len(), mean_packet_size };
                 LinkRt {
                     rate_bps: l.rate_bps,
@@ -169,6 +172,7 @@ impl Simulation {
                     tx_start: 0,
                     tx_gen: 0,
                     stats: LinkStats::default(),
+                    gauge_avg: sc.trace.links.contains(&(li as u32)).then(results::GaugeAverage::default),
                 }
             })
             .collect();
@@ -320,7 +324,7 @@ impl Simulation {
         now >= self.measure_from
     }
 
-    /// Add the time since the last change to the queue-length integrals.
+    /// Add the time since the last change to the queue-length (and traced gauge) integrals.
     #[inline]
     fn touch(l: &mut LinkRt, now: u64, lo: u64, hi: u64) {
         let dt = overlap(l.stats.last_change, now, lo, hi);
@@ -328,6 +332,9 @@ impl Simulation {
             let q = l.q.inner();
             l.stats.area_pkts += q.len() as u128 * dt as u128;
             l.stats.area_bytes += q.bytes() as u128 * dt as u128;
+            if let Some(g) = &mut l.gauge_avg {
+                g.add(q, dt);
+            }
         }
         l.stats.last_change = l.stats.last_change.max(now);
     }

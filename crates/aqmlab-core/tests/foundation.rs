@@ -206,3 +206,24 @@ rate = "2Mbps"
     // And the shared link does see a difference.
     assert_ne!(link(&alone, "shared").mean_qdelay_s, link(&together, "shared").mean_qdelay_s);
 }
+
+#[test]
+fn every_flow_has_a_shortest_path_there_and_the_same_links_back() {
+    let sc = Scenario::parse(OVERLOAD, "test.toml", &[]).unwrap();
+    for f in &sc.flows {
+        let walk = |path: &[u32], from: u32, to: u32| {
+            let mut at = from;
+            for &l in path {
+                assert_eq!(sc.links[l as usize].from, at, "{}: path breaks at link {}", f.name, sc.links[l as usize].name);
+                at = sc.links[l as usize].to;
+            }
+            assert_eq!(at, to, "{}: path ends elsewhere", f.name);
+        };
+        walk(&f.fwd, f.src, f.dst);
+        walk(&f.rev, f.dst, f.src);
+        assert_eq!(f.fwd.len(), 3, "{}: s -> r1 -> r2 -> sink is three hops", f.name);
+        let back: Vec<(u32, u32)> = f.rev.iter().rev().map(|&l| (sc.links[l as usize].to, sc.links[l as usize].from)).collect();
+        let there: Vec<(u32, u32)> = f.fwd.iter().map(|&l| (sc.links[l as usize].from, sc.links[l as usize].to)).collect();
+        assert_eq!(back, there, "{}: ACKs retrace the data's route", f.name);
+    }
+}

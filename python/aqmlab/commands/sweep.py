@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         action="append",
         default=[],
-        help="override a value in every run, as the sweep's [set] table does (repeatable)",
+        help="override a value in every run, as (and instead of) the sweep's [set] table (repeatable)",
     )
     parser.add_argument("--retry-failed", action="store_true", help="run the runs stored as failed again")
     parser.add_argument("--dry-run", action="store_true", help="list the points and what the store holds; run nothing")

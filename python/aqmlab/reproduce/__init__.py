@@ -7,9 +7,9 @@ the sweep machinery, over several seeds) and writes, per experiment, ``DIR/ID/co
 
 from __future__ import annotations
 
-from aqmlab.reproduce import choke, choke_flows, choke_models
+from aqmlab.reproduce import choke, choke_flows, choke_models, dks, mankin, zlred
 from aqmlab.reproduce.base import Condition, Experiment, Reference
 
-EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [*choke.EXPERIMENTS, *choke_flows.EXPERIMENTS, *choke_models.EXPERIMENTS]}
+EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [*choke.EXPERIMENTS, *choke_flows.EXPERIMENTS, *choke_models.EXPERIMENTS, *mankin.EXPERIMENTS, *dks.EXPERIMENTS, *zlred.EXPERIMENTS]}
 
 __all__ = ["EXPERIMENTS", "Condition", "Experiment", "Reference"]

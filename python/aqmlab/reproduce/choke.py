@@ -5,11 +5,11 @@ or claims (Figs. 3-6, 8-10, Tables I-III)."""
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pandas as pd
 
 from aqmlab.reproduce.base import Condition, Experiment, Reference, stack, value_of
+from aqmlab.reproduce.plots import bar_figure, save  # noqa: F401  (also imported from here by choke_flows)
 
 PAPER = "Pan, Prabhakar, Psounis, CHOKe, INFOCOM 2000"
 LINK_BPS = 1e6
@@ -239,34 +239,6 @@ def _spread(values):
 def _increasing(summary, quantity, disc):
     ys = [value_of(summary, quantity, f"{disc} udp={r}kbps") for r in UDP_RATES_KBPS]
     return all(b >= a for a, b in zip(ys, ys[1:]))
-
-
-def bar_figure(summary, conditions, quantities, ylabel, title, stem: Path):
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    width = 0.8 / len(quantities)
-    for k, q in enumerate(quantities):
-        means = [value_of(summary, q, c) for c in conditions]
-        lows = [summary[(summary["quantity"] == q) & (summary["condition"] == c)]["ci95_low"].iloc[0] for c in conditions]
-        err = [max(m - lo, 0) if not math.isnan(lo) else 0 for m, lo in zip(means, lows)]
-        ax.bar([i + k * width for i in range(len(conditions))], means, width, yerr=err, capsize=3, label=q)
-    ax.set_xticks([i + width * (len(quantities) - 1) / 2 for i in range(len(conditions))], conditions)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    ax.legend(fontsize=8)
-    return save(fig, stem)
-
-
-def save(fig, stem: Path) -> list[Path]:
-    import matplotlib.pyplot as plt
-
-    fig.tight_layout()
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    for p in paths:
-        fig.savefig(p, dpi=110)
-    plt.close(fig)
-    return paths
 
 
 EXPERIMENTS = [Fig3(), Fig4(), Fig5()]

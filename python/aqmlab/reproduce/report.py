@@ -44,7 +44,7 @@ def markdown(outcome: Outcome, figures: list[Path]) -> str:
         "",
         f"**Paper:** {exp.paper}. **Reproduces:** {exp.source}. **Scenario:** `scenarios/papers/{exp.scenario}`.",
         "",
-        f"{outcome.runs} runs ({seeds} seeds per condition), {outcome.wall_s:.1f} s of simulation in all. "
+        f"{outcome.runs} runs ({seeds} seeds per condition), {outcome.wall_s:.2f} s of simulation wall time in all. "
         f"Verdicts: {c['match']} match, {c['same-trend']} same trend, {c['differs']} differ.",
         "",
     ]
@@ -78,8 +78,8 @@ def markdown(outcome: Outcome, figures: list[Path]) -> str:
         lines += ["", "## Why rows differ", ""]
         for _, r in differs.iterrows():
             why = r["explanation"] or "not yet explained: see the set-up notes above."
-            lines.append(f"- **{r['quantity']} / {r['condition']}** (paper {fmt(r['paper_value'])}, "
-                         f"simulated {fmt(r['sim_mean'])}): {why}")
+            paper = f"paper {fmt(r['paper_value'])}, " if fmt(r["paper_value"]) else "a claim of the paper; "
+            lines.append(f"- **{r['quantity']} / {r['condition']}** ({paper}simulated {fmt(r['sim_mean'])}): {why}")
     if figures:
         lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures if f.suffix == ".png"]
     return "\n".join(lines) + "\n"

@@ -182,13 +182,13 @@ impl FlowParams {
             FlowParams::Poisson(p) => (AnyAgent::Poisson(poisson::Poisson::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
             FlowParams::OnOff(p) => (AnyAgent::OnOff(onoff::OnOff::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
             FlowParams::Tcp(p) => (
-                AnyAgent::TcpSender(tcp::Sender::new(&p.common, p.bytes, tcp::sender::App::Bulk, ids, when)),
+                AnyAgent::TcpSender(Box::new(tcp::Sender::new(&p.common, p.bytes, tcp::sender::App::Bulk, ids, when))),
                 AnyAgent::TcpReceiver(tcp::Receiver::new(&p.common, ids, false)),
             ),
             FlowParams::Telnet(p) => {
                 let keys = tcp::telnet::Keystrokes::new(p, rng);
                 (
-                    AnyAgent::TcpSender(tcp::Sender::new(&p.common, None, tcp::sender::App::Telnet(keys), ids, when)),
+                    AnyAgent::TcpSender(Box::new(tcp::Sender::new(&p.common, None, tcp::sender::App::Telnet(keys), ids, when))),
                     AnyAgent::TcpReceiver(tcp::Receiver::new(&p.common, ids, true)),
                 )
             }
@@ -202,7 +202,7 @@ pub enum AnyAgent {
     Poisson(poisson::Poisson),
     OnOff(onoff::OnOff),
     Sink(sink::Sink),
-    TcpSender(tcp::Sender),
+    TcpSender(Box<tcp::Sender>),
     TcpReceiver(tcp::Receiver),
 }
 
@@ -214,7 +214,7 @@ impl AnyAgent {
             AnyAgent::Poisson(a) => a,
             AnyAgent::OnOff(a) => a,
             AnyAgent::Sink(a) => a,
-            AnyAgent::TcpSender(a) => a,
+            AnyAgent::TcpSender(a) => a.as_mut(),
             AnyAgent::TcpReceiver(a) => a,
         }
     }
@@ -225,7 +225,7 @@ impl AnyAgent {
             AnyAgent::Poisson(a) => a,
             AnyAgent::OnOff(a) => a,
             AnyAgent::Sink(a) => a,
-            AnyAgent::TcpSender(a) => a,
+            AnyAgent::TcpSender(a) => a.as_ref(),
             AnyAgent::TcpReceiver(a) => a,
         }
     }

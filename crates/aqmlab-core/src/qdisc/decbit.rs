@@ -8,8 +8,8 @@
 //! the beginning of the previous regeneration cycle (a busy period and the idle period after
 //! it; a cycle begins when a packet arrives to an empty system) and ends now, so it covers
 //! the last complete cycle and the current one. A packet arriving while that average is at
-//! least 1 gets the congestion-indication bit. The sources (not here) halve nothing: they
-//! shrink their window by 0.875 when half the bits of a window came back set.
+//! least 1 gets the congestion-indication bit. (The sources, not here, shrink their window to
+//! 0.875 of itself when at least half the bits of a window come back set, else add one.)
 //!
 //! Selective DECbit (`selective = true`) sets the bit only on conversations that use at least
 //! their fair share. TR-510's exact rules were not available to us; per experiments.md

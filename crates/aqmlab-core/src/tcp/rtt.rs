@@ -217,7 +217,7 @@ mod tests {
     #[test]
     fn generic_timeout_is_beta_times_the_ewma() {
         let mut e = RttEstimator::new(RtoParams::GENERIC);
-        e.sample(0, 1 * S);
+        e.sample(0, S);
         assert_eq!(e.rto(), 2 * S);
         e.sample(0, 9 * S); // srtt = 1 + (9 - 1) / 8 = 2 s
         assert_eq!(e.rto(), 4 * S);
@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn coarse_tick_quantises_samples_and_expires_on_tick_boundaries() {
-        let p = RtoParams { tick_ns: 500 * MS, min_rto_ns: 1 * S, ..RtoParams::JACOBSON };
+        let p = RtoParams { tick_ns: 500 * MS, min_rto_ns: S, ..RtoParams::JACOBSON };
         let mut e = RttEstimator::new(p);
         // 300 ms that cross one boundary measure one tick; 300 ms within a tick measure none.
         e.sample(400 * MS, 700 * MS);
@@ -245,7 +245,7 @@ mod tests {
         z.sample(100 * MS, 400 * MS);
         assert_eq!(z.srtt(), Some(0.0));
         // A 1 s timeout (2 ticks) set at 1.2 s expires at the 2nd boundary after it: 2.0 s.
-        assert_eq!(z.rto(), 1 * S);
+        assert_eq!(z.rto(), S);
         assert_eq!(z.deadline(1200 * MS, 0), 2 * S);
         assert_eq!(z.deadline(1000 * MS, 0), 2 * S);
     }

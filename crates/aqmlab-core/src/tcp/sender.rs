@@ -393,11 +393,7 @@ impl Agent for Sender {
             return;
         }
         match kind {
-            timer::RTO => {
-                if self.rto.fire(now, gen, out) {
-                    self.on_timeout(now, out);
-                }
-            }
+            timer::RTO if self.rto.fire(now, gen, out) => self.on_timeout(now, out),
             timer::APP => {
                 if self.when.stop.is_some_and(|s| now >= s) {
                     return;
@@ -419,6 +415,7 @@ impl Agent for Sender {
         out.push(("ssthresh_pkts", if ssthresh.is_finite() { ssthresh } else { f64::NAN }));
         out.push(("srtt_s", self.rtt.srtt().map_or(f64::NAN, |s| s * 1e-9)));
         out.push(("rto_s", self.rtt.backed_off(self.shift) as f64 * 1e-9));
+        cc.gauges(out);
     }
 }
 
@@ -575,7 +572,7 @@ mod tests {
             let mut n = 0u64;
             b.drop = Box::new(move |_, _| {
                 n += 1;
-                n % 37 == 0
+                n.is_multiple_of(37)
             });
             b.run_until(120_000 * MS);
             assert!(b.completed.is_some(), "{cc}: not completed, {} of {total}", b.goodput);

@@ -93,7 +93,7 @@ mod tests {
         let keys = Keystrokes::new(&p, SimRng::from_seed(3));
         // 56 kbps and 10 ms each way: a keystroke takes 40 x 8 / 56000 s + 10 ms to arrive.
         let mut b = Bench::with_app(&p.common, None, App::Telnet(keys), true, 56_000, 10 * MS);
-        b.run_until(2000_000 * MS);
+        b.run_until(2_000_000 * MS);
         let n = b.sent.len() as f64;
         assert!((n - 2000.0).abs() < 4.0 * 2000f64.sqrt(), "{n} keystrokes in 2000 s at 1/s");
         assert!(b.sent.iter().all(|s| !s.retx));

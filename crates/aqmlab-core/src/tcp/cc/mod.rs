@@ -105,6 +105,8 @@ pub trait CongestionControl {
     fn ect(&self) -> bool {
         false
     }
+    /// Quantities of its own worth tracing, beside the window and threshold.
+    fn gauges(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
 
 /// A congestion control's entry in the catalogue.

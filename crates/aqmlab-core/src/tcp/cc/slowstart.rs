@@ -8,6 +8,7 @@
 //!   packet per round trip);
 //! - a retransmission timeout sets `ssthresh` to half the data outstanding (at least 2
 //!   packets), the window to 1 packet, and resends from the first unacknowledged byte.
+//!
 //! Duplicate ACKs are ignored.
 //!
 //! This file also holds what Tahoe, Reno and NewReno share ([`LossBased`]): they are this

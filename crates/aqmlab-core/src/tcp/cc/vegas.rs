@@ -99,8 +99,8 @@ pub struct Vegas {
     worried: u32,
     /// After a timeout, duplicate ACKs are ignored until an ACK covers this byte.
     guard: Option<u64>,
-    /// Last diff computed (packets), for tests and gauges.
-    pub last_diff: f64,
+    /// Last diff computed (packets), for the trace.
+    last_diff: f64,
 }
 
 impl Vegas {
@@ -253,6 +253,11 @@ impl CongestionControl for Vegas {
         }
         self.in_recovery = true;
         Reaction::RETRANSMIT
+    }
+
+    fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("vegas_diff_pkts", self.last_diff));
+        out.push(("base_rtt_s", if self.base_rtt.is_finite() { self.base_rtt * 1e-9 } else { f64::NAN }));
     }
 
     fn on_timeout(&mut self, t: &TimeoutInfo) {

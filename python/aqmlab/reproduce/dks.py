@@ -1,0 +1,1040 @@
+"""Demers, Keshav and Shenker, "Analysis and Simulation of a Fair Queueing Algorithm", SIGCOMM
+1989: the six benchmark scenarios of section 4 under the six policy pairs of its Table 1, and
+the Telnet delay-throughput curves of Fig. 1 (section 2.3).
+
+The paper's tables survive only as a poor OCR. The numbers below are those of the digest
+(``reference.toml [dks.*]``) with its certainty: ``probable`` values are compared with a
+tolerance, ``uncertain`` ones with a wide one or, where the digest says their column is unclear,
+only through the paper's qualitative finding (``trend``; the number is kept in the row's source).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.reproduce.base import Condition, Experiment, Reference, value_of
+from aqmlab.reproduce.plots import save
+
+PAPER = "Demers, Keshav, Shenker, Analysis and Simulation of a Fair Queueing Algorithm, SIGCOMM 1989"
+NAN = math.nan
+
+#: The paper's measurement window and the gateway line it implies: 56 kbps carries 3500
+#: packets of 1000 bytes in 500 s. Counts are reported per 500 s (reduced runs are scaled).
+WINDOW_S = 500.0
+LINE_PKTS = 3500.0
+
+POLICIES = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "DEC/DEC", "DEC/FQbit"]
+CC = {"G": "generic", "JK": "jk", "DEC": "decbit"}
+QUEUES = {
+    "FCFS": '{discipline = "droptail", limit = %d}',
+    "FQ": '{discipline = "fq", limit = %d}',
+    "DEC": '{discipline = "decbit", limit = %d, selective = true}',
+    "FQbit": '{discipline = "fq_bit", limit = %d, alpha = 0.5}',
+}
+
+REDUCED = {"simulation.duration": "400s", "simulation.warmup": "200s"}
+
+COMMON_NOTES = """Every scenario follows the paper's section 4: Telnets send 40-byte packets, Poisson with a
+mean gap of 5 s; FTPs have endless 1000-byte packets; both have a window of 5; ACKs are 40 bytes;
+FQ has delta = 0 and counts conversations by source-destination pair; 1500 s of warm-up, then
+500 s measured. Left open and chosen as in the digest (experiments.md, sections 2 and 5):
+gateway lines of 56 kbps (3500 packets in 500 s), buffers of 15 packets, 10 Mbps host links,
+no propagation delay, starts spread over the first second. The policy pairs (Table 1):
+**G** is the paper's generic flow control (fixed window, timeout 2 x smoothed RTT, no
+back-off); **JK** is aqmlab's Tahoe (slow start, congestion avoidance, Jacobson's RTO with
+Karn's rule and back-off, fast retransmit, no fast recovery) capped at 5; **DEC** is the DECbit
+source (window +1 or x0.875 per two windows of ACKs); **FCFS** is drop-tail; **FQ** is Fair
+Queueing with push-out from the longest conversation; **DEC** as a gateway is selective DECbit
+(TR-510 approximated: bits only for conversations at or above their max-min share of 90% of the
+line, while the cycle-averaged queue is at least 1); **FQbit** is FQ that sets the bit when a
+conversation's queue exceeds alpha = 1/2 of its share of the buffer (alpha is garbled in the
+paper). The Telnets use the same flow control as the FTPs. Only the gateway lines change queue;
+host links stay FCFS (nothing waits at 10 Mbps).
+
+Quantities per source are the paper's four: throughput (packets delivered in the 500 s window,
+duplicates included, as "packets reaching destination"), mean round-trip time, retransmissions
+and dropped data packets. **Pairing.** Sources that the set-up makes interchangeable (the FTPs
+of one kind, the Telnets) are compared by rank: the paper's k-th largest value against the mean
+over seeds of our k-th largest in each run (`throughput:ftp#1` is the largest). This is the only
+meaningful pairing when which source wins is chance (segregation) and the same as per source
+otherwise. When some of a group's values are unreadable, each readable one is compared with our
+mean over the group (`rtt:ftp mean`), except JK/FCFS's FTP throughputs in scenario 2, whose
+unreadable sixth is "~58x": the five readable ones (582-585) are ranks 1-5. **Tolerances.** probable: 10% (throughput, RTT), 30%
+(retransmissions, drops); uncertain: 25% and 50%; never less than 10 packets for counts (the
+paper's numbers are single runs, and a count of n varies by about 2 sqrt(n) by chance alone: a
+Telnet's ~100 packets are a Poisson count); zeros must be exactly zero."""
+
+
+def queue_for(policy: str, limit: int) -> str:
+    return QUEUES[policy.split("/")[1]] % limit
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring
+
+
+def _window(run: pd.DataFrame) -> float:
+    """The measurement window of one run (s), from a flow's bytes and throughput."""
+    ok = run[(run["throughput_bps"] > 0) & (run["delivered_bytes"] > 0)]
+    if not len(ok):
+        return WINDOW_S
+    return float(np.median(ok["delivered_bytes"] * 8.0 / ok["throughput_bps"]))
+
+
+METRICS = {
+    "throughput": ("delivered_pkts", True),  # per 500 s
+    "rtt": ("mean_rtt_s", False),
+    "retx": ("retransmits", True),
+    "drops": ("dropped_pkts", True),
+}
+
+
+def per_run_flow_rows(flows: pd.DataFrame, groups: Mapping[str, Sequence[str]]) -> list[tuple]:
+    """Per source ``metric:name``; per group ranks ``metric:group#k`` (largest first) and means."""
+    rows = []
+    for (cond, seed), run in flows.groupby(["condition", "seed"], sort=False):
+        scale = WINDOW_S / _window(run)
+        values: dict[str, dict[str, float]] = {}
+        for metric, (column, count) in METRICS.items():
+            col = run.set_index("name")[column].astype(float)
+            if count:
+                col = col * scale
+            values[metric] = col.to_dict()
+            for name, v in col.items():
+                rows.append((cond, seed, f"{metric}:{name}", v))
+        for group, names in groups.items():
+            for metric in METRICS:
+                vs = [values[metric].get(n, NAN) for n in names]
+                present = sorted((v for v in vs if not math.isnan(v)), reverse=True)
+                for k, v in enumerate(present, start=1):
+                    rows.append((cond, seed, f"{metric}:{group}#{k}", v))
+                if present:
+                    rows.append((cond, seed, f"{metric}:{group} mean", float(np.mean(present))))
+            thr = [values["throughput"].get(n, 0.0) for n in names]
+            rows.append((cond, seed, f"total_throughput:{group}", float(np.sum(thr))))
+            if sum(thr) > 0:
+                rows.append((cond, seed, f"jain:{group}", float(sum(thr) ** 2 / (len(thr) * sum(t * t for t in thr)))))
+    return rows
+
+
+def frame(rows: list[tuple]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["condition", "seed", "quantity", "value"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Published values -> references
+
+
+@dataclass(frozen=True)
+class Published:
+    """One policy's published values of one metric for a group of sources."""
+
+    metric: str
+    policy: str
+    group: str
+    values: Sequence[float]
+    certainty: str  # probable, uncertain, certain
+    #: rank: compare by rank (all readable); mean: each with the group mean; per_flow: with
+    #: the source of the same column (``names``); trend: only the qualitative finding.
+    pairing: str = "rank"
+    names: Sequence[str] = ()
+    note: str = ""
+
+
+def _tolerance(metric: str, certainty: str, value: float) -> float:
+    """Relative tolerance: 10% (throughput, RTT) or 30% (retransmissions, drops) for probable
+    values, 25% and 50% for uncertain ones. For counts never less than 10 packets, nor than
+    2 sqrt(n): the paper's numbers are single runs, and a count of n spreads by about that much
+    by chance alone (a Telnet's ~100 packets are a Poisson count)."""
+    count = metric in ("throughput", "retx", "drops")
+    sure = certainty in ("probable", "certain")
+    if metric in ("retx", "drops"):
+        base = 0.30 if sure else 0.50
+    else:
+        base = 0.10 if sure else 0.25
+    if count and value > 0:
+        base = max(base, 10.0 / value, 2.0 / math.sqrt(value))
+    return base
+
+
+def references_from(
+    table: str,
+    published: Sequence[Published],
+    trends: Mapping[str, tuple[str, Callable[[pd.DataFrame], bool]]],
+    explain: Callable[[Published], str],
+) -> list[Reference]:
+    """One Reference per readable published value. ``trends[policy]`` is the paper's finding
+    for that policy's rows; ``explain`` gives the reason a row may differ."""
+    refs = []
+    for pub in published:
+        source = f"{table}, {pub.policy}" + (f" ({pub.note})" if pub.note else "")
+        trend = trends.get(pub.policy)
+        if pub.pairing == "trend":
+            shown = ", ".join("?" if math.isnan(v) else f"{v:g}" for v in pub.values)
+            refs.append(Reference(f"{pub.metric}:{pub.group}", pub.policy, NAN, f"{source}: {shown}", pub.certainty,
+                                  trend=trend, explanation=explain(pub)))
+            continue
+        readable = [v for v in pub.values if not math.isnan(v)]
+        if pub.pairing == "rank":
+            assert len(readable) == len(pub.values), pub
+            pairs = [(f"{pub.metric}:{pub.group}#{k}", v) for k, v in enumerate(sorted(readable, reverse=True), start=1)]
+        elif pub.pairing == "mean":
+            pairs = [(f"{pub.metric}:{pub.group} mean", v) for v in readable]
+        else:  # per_flow
+            pairs = [(f"{pub.metric}:{n}", v) for n, v in zip(pub.names, pub.values) if not math.isnan(v)]
+        for quantity, v in pairs:
+            refs.append(Reference(quantity, pub.policy, v, source, pub.certainty, tolerance=_tolerance(pub.metric, pub.certainty, v),
+                                  trend=trend, explanation=explain(pub)))
+    return refs
+
+
+# ---------------------------------------------------------------------------------------------
+# The six scenarios
+
+
+class DksScenario(Experiment):
+    paper = PAPER
+    number = 0
+    #: Gateway-to-gateway lines whose queue each policy sets.
+    lines: Sequence[str] = ("gateway",)
+    #: Flow keys (names or templates) whose cc each policy sets.
+    cc_flows: Sequence[str] = ("ftp{i}", "telnet{i}")
+    buffer = 15
+    policies: Sequence[str] = POLICIES
+    #: Groups of interchangeable sources (ranked together).
+    groups: Mapping[str, Sequence[str]] = {}
+    #: Sources in the paper's column order (for figures).
+    columns: Sequence[str] = ()
+    #: Groups drawn ranked in the figure (None: the ranked groups).
+    figure_groups: Mapping[str, Sequence[str]] | None = None
+    reduced = REDUCED
+
+    @property
+    def scenario(self) -> str:  # type: ignore[override]
+        return f"dks-1989/scenario{self.number}.toml"
+
+    def conditions(self):
+        out = []
+        for policy in self.policies:
+            overrides = {f"link.{line}.queue": queue_for(policy, self.buffer) for line in self.lines}
+            if self.cc_flows:
+                overrides.update({f"flow.{f}.cc": CC[policy.split("/")[0]] for f in self.cc_flows})
+            out.append(Condition(policy, overrides))
+        return out
+
+    def measure(self, tables):
+        rows = per_run_flow_rows(tables["flows"], self.groups)
+        rows += self.extra(tables)
+        return frame(rows)
+
+    def extra(self, tables) -> list[tuple]:
+        return []
+
+    def published(self) -> list[Published]:
+        return []
+
+    def trends(self) -> dict[str, tuple[str, Callable[[pd.DataFrame], bool]]]:
+        return {}
+
+    def explain(self, pub: Published) -> str:
+        return ""
+
+    def claims(self) -> list[Reference]:
+        return []
+
+    def references(self):
+        return references_from(f"Scenario {self.number} table", self.published(), self.trends(), self.explain) + self.claims()
+
+    def figures(self, measured, summary, outdir):
+        return policy_figure(self, summary, outdir / f"scenario{self.number}")
+
+
+def policy_figure(exp: DksScenario, summary: pd.DataFrame, stem: Path) -> list[Path]:
+    """Throughput and RTT per source (ranked within groups) and policy, paper values as marks."""
+    import matplotlib.pyplot as plt
+
+    groups = exp.groups if exp.figure_groups is None else exp.figure_groups
+    pubs = exp.published()
+    slots: list[tuple[str, str, int | None]] = []  # (label, group, rank) in column order
+    seen = set()
+    for name in exp.columns:
+        group = next((g for g, names in groups.items() if name in names), None)
+        if group is None:
+            slots.append((name, name, None))
+        elif group not in seen:
+            seen.add(group)
+            for k in range(1, len(groups[group]) + 1):
+                slots.append((f"{group}#{k}", group, k))
+    fig, axes = plt.subplots(2, 1, figsize=(max(7, 1.2 * len(exp.policies) * len(slots) / 3), 6.5), sharex=True)
+    width = 0.8 / len(slots)
+    for ax, metric, ylabel in ((axes[0], "throughput", "packets in 500 s"), (axes[1], "rtt", "mean RTT (s)")):
+        for j, (label, group, rank) in enumerate(slots):
+            q = f"{metric}:{label}"
+            means = [value_of(summary, q, c) for c in exp.policies]
+            xs = [i + (j - (len(slots) - 1) / 2) * width for i in range(len(exp.policies))]
+            ax.bar(xs, means, width * 0.95, label=label, color=f"C{j % 10}")
+            for i, policy in enumerate(exp.policies):
+                paper = _paper_value([p for p in pubs if p.metric == metric and p.policy == policy], group, label, rank)
+                if paper is not None and not math.isnan(paper):
+                    ax.plot([xs[i]], [max(paper, 1e-3) if metric == "rtt" else paper], "k_", ms=9, mew=2)
+        ax.set_ylabel(ylabel)
+        if metric == "rtt":
+            ax.set_yscale("log")
+    axes[1].set_xticks(range(len(exp.policies)), exp.policies)
+    axes[0].legend(fontsize=7, ncol=min(len(slots), 8))
+    marks = "paper (black marks)" if pubs else "no paper values (table unreadable)"
+    ranked = "\nNAME#k: the k-th largest of its group, ranked in each panel" if groups else ""
+    axes[0].set_title(f"DKS 1989 scenario {exp.number}: aqmlab mean over seeds (bars), {marks}{ranked}", fontsize=10)
+    return save(fig, stem)
+
+
+def _paper_value(pubs: Sequence[Published], group: str, label: str, rank: int | None) -> float | None:
+    """The paper's value drawn for one bar: the rank-th largest of its group, or its own column."""
+    for pub in pubs:
+        if rank is not None and pub.group == group and pub.pairing == "rank":
+            ordered = sorted(pub.values, reverse=True)
+            return ordered[rank - 1] if rank <= len(ordered) else None
+        if rank is None and pub.pairing == "per_flow" and label in pub.names:
+            return pub.values[list(pub.names).index(label)]
+    return None
+
+
+def _v(s, q, c):
+    return value_of(s, q, c)
+
+
+# Scenario 1 ------------------------------------------------------------------------------------
+
+
+class Scenario1(DksScenario):
+    id = "dks-1989-scenario1"
+    number = 1
+    title = "underloaded gateway: 2 FTP and 2 Telnet sources, six policy pairs"
+    source = "Scenario 1 (text; the table is unreadable)"
+    groups = {"ftp": ["ftp1", "ftp2"], "telnet": ["telnet3", "telnet4"]}
+    columns = ["ftp1", "ftp2", "telnet3", "telnet4"]
+    notes = COMMON_NOTES + """
+
+Scenario 1's table is lost; only the text is compared: every policy shares the line fairly
+between the two FTPs (Jain's index of their throughputs, 1 = equal), the FQ cases (G/FQ, JK/FQ,
+DEC/FQbit) give the Telnets a much lower delay than the FCFS cases (G/FCFS, JK/FCFS; we ask for
+under a quarter), and selective DECbit's Telnet delay lies in between. The Telnet delay is the
+mean RTT of the two Telnets."""
+
+    def claims(self):
+        fair = ("all policies share the line fairly between the FTPs", lambda s: all(_v(s, "jain:ftp", p) > 0.98 for p in POLICIES))
+        why_fair = "see the figure: one policy's FTPs do not split the line evenly"
+        refs = [Reference("jain:ftp", p, 1.0, "Scenario 1 text: 'all of the algorithms provide fair bandwidth allocation'", "text",
+                          tolerance=0.02, trend=fair, explanation=why_fair) for p in POLICIES]
+
+        def low(fq):
+            return lambda s: _v(s, "rtt:telnet mean", fq) < 0.25 * min(_v(s, "rtt:telnet mean", p) for p in ("G/FCFS", "JK/FCFS"))
+
+        for fq in ("G/FQ", "JK/FQ", "DEC/FQbit"):
+            refs.append(Reference("rtt:telnet mean", fq, NAN, "Scenario 1 text: 'the cases with FQ provide much lower Telnet delay "
+                                  "than those with FCFS'", "text",
+                                  trend=(f"Telnet RTT under {fq} is under a quarter of the FCFS cases' (G/FCFS, JK/FCFS)", low(fq)),
+                                  explanation="FQ does not cut the Telnet delay by a factor 4 here"))
+        mid = ("selective DECbit's Telnet delay lies between FQ's and FCFS's",
+               lambda s: max(_v(s, "rtt:telnet mean", p) for p in ("G/FQ", "JK/FQ", "DEC/FQbit"))
+               < _v(s, "rtt:telnet mean", "DEC/DEC") < min(_v(s, "rtt:telnet mean", p) for p in ("G/FCFS", "JK/FCFS")))
+        refs.append(Reference("rtt:telnet mean", "DEC/DEC", NAN, "Scenario 1 text: 'selective DECbit gives an intermediate value'",
+                              "text", trend=mid, explanation="DEC/DEC's Telnet delay is not between FQ's and FCFS's"))
+        return refs
+
+    def published(self):
+        return []
+
+
+# Scenario 2 ------------------------------------------------------------------------------------
+
+S2_THROUGHPUT = {
+    "G/FCFS": ([1154, 1159, 1149, 15, NAN, NAN], [18, 31], "uncertain"),
+    "G/FQ": ([838, 178, 591, 600, 615, 621], [96, 98], "probable"),
+    "JK/FCFS": ([582, 583, NAN, 585, 583, 582], [3, 0], "uncertain"),
+    "JK/FQ": ([574, 579, 546, 584, 599, 601], [87, 96], "probable"),
+    "DEC/DEC": ([582] * 6, [89, 90], "probable"),
+    "DEC/FQbit": ([582] * 6, [105, 97], "uncertain"),
+}
+S2_RTT = {
+    "G/FCFS": ([4.00, 2.18, 2.16, 2.18, NAN, 1.14], [NAN, NAN], "uncertain"),
+    "G/FQ": ([1.68, 3.31, 4.88, 4.83, 4.53, 4.47], [0.079, 0.078], "probable"),
+    "JK/FCFS": ([1.85, 1.93, 1.93, 1.85, 1.93, 1.85], [NAN, NAN], "probable"),
+    "JK/FQ": ([1.75, 1.78, 1.79, 1.80, 2.20, 2.16], [0.091, 0.085], "probable"),
+    "DEC/DEC": ([0.859, 0.859, 0.859, 0.859, 0.858, 0.859], [0.778, 0.783], "probable"),
+    "DEC/FQbit": ([0.860] * 6, [0.089, 0.082], "probable"),
+}
+S2_RETX = {
+    "G/FCFS": ([43, 10, 2, 17, NAN, NAN], [NAN, NAN], "uncertain"),
+    "G/FQ": ([73, 224, 176, NAN, NAN, 159], [2, NAN], "uncertain"),
+    "JK/FCFS": ([57] * 6, [NAN, NAN], "probable"),
+    "JK/FQ": ([83, 80, 60, NAN, 61, 61], [0, NAN], "uncertain"),
+    "DEC/DEC": ([0] * 6, [0, 0], "probable"),
+    "DEC/FQbit": ([0] * 6, [2, 3], "probable"),
+}
+S2_DROPS = {
+    "G/FCFS": ([26, 5, 11, 15, 2, NAN], [NAN, NAN], "uncertain"),
+    "G/FQ": ([33, 88, 139, 106, 167, 98], [0, 0], "uncertain"),
+    "JK/FCFS": ([NAN, NAN, NAN, NAN, 80, 80], [NAN, NAN], "uncertain"),
+    "JK/FQ": ([80, 78, 48, 61, 57, 54], [0, 0], "probable"),
+    "DEC/DEC": ([0] * 6, [0, 0], "certain"),
+    "DEC/FQbit": ([0] * 6, [0, 0], "probable"),
+}
+
+
+def _group_published(table: Mapping[str, tuple], metric: str, unclear: Sequence[str] = ()) -> list[Published]:
+    """Published rows for the FTP and Telnet groups of scenarios 1-2 from {policy: (ftp, telnet, certainty)}."""
+    out = []
+    for policy, (ftp, telnet, certainty) in table.items():
+        for group, values in (("ftp", ftp), ("telnet", telnet)):
+            if all(math.isnan(v) for v in values):
+                continue
+            if policy in unclear:
+                pairing = "trend"
+            elif any(math.isnan(v) for v in values):
+                pairing = "mean"
+            else:
+                pairing = "rank"
+            note = "column placement unclear: trend only" if pairing == "trend" else ""
+            if (metric, policy, group) == ("throughput", "JK/FCFS", "ftp"):
+                # The sixth is unreadable but "~58x": all six lie within 582-589, so ranking the
+                # five readable ones 1-5 moves none by more than a few packets.
+                values, pairing, note = [v for v in values if not math.isnan(v)], "rank", "column 3 (~58x) unreadable: ranks 1-5"
+            out.append(Published(metric, policy, group, values, certainty, pairing, note=note))
+    return out
+
+
+class Scenario2(DksScenario):
+    id = "dks-1989-scenario2"
+    number = 2
+    title = "overloaded gateway: 6 FTP and 2 Telnet sources, buffer 15, six policy pairs"
+    source = "Scenario 2 (table, partly legible, and text)"
+    groups = {"ftp": [f"ftp{i}" for i in range(1, 7)], "telnet": ["telnet7", "telnet8"]}
+    columns = [f"ftp{i}" for i in range(1, 7)] + ["telnet7", "telnet8"]
+    notes = COMMON_NOTES + """
+
+Scenario 2 is the one whose buffer (15) the paper states. G/FCFS's columns are hard to place
+(the digest cannot tell which of 15, 18 and 31 belong to FTPs 4-6 or the Telnets, nor how the
+RTT, retransmission and drop columns line up), so only its three winners' throughputs are
+compared as numbers and the rest through the segregation finding. The G/FQ claim that the
+"useful bandwidth (rate of nonduplicate packets) is 12% below optimal" is compared as
+`useful_deficit` = 1 - (non-duplicate FTP packets delivered) / 3500. The "factor of 9" by which
+DEC/FQbit lowers the Telnet delay is `telnet_rtt_ratio` = DEC/DEC's mean Telnet RTT over
+DEC/FQbit's, same seed."""
+
+    def published(self):
+        pubs = []
+        for metric, table in (("throughput", S2_THROUGHPUT), ("rtt", S2_RTT), ("retx", S2_RETX), ("drops", S2_DROPS)):
+            unclear = ("G/FCFS",) if metric != "throughput" else ()
+            pubs += _group_published(table, metric, unclear)
+        # G/FCFS throughput: the three winners are certain to be the three largest; 15, 18, 31 are not placed.
+        pubs = [p for p in pubs if not (p.metric == "throughput" and p.policy == "G/FCFS")]
+        pubs.append(Published("throughput", "G/FCFS", "ftp", [1159, 1154, 1149], "uncertain", "rank",
+                              note="the three winners are ranks 1-3; 15, 18 and 31 not placed"))
+        pubs.append(Published("throughput", "G/FCFS", "losers", [15, 18, 31], "uncertain", "trend",
+                              note="FTPs 4-6 and Telnets, placement unclear"))
+        return pubs
+
+    def extra(self, tables):
+        f = tables["flows"]
+        rows = []
+        for (cond, seed), run in f.groupby(["condition", "seed"], sort=False):
+            scale = WINDOW_S / _window(run)
+            ftp = run[run["group"] == "ftp"]
+            useful = float(ftp["goodput_bytes"].sum()) / 1000.0 * scale
+            rows.append((cond, seed, "useful_deficit", 1.0 - useful / LINE_PKTS))
+        tel = f[f["group"] == "telnet"].groupby(["condition", "seed"])["mean_rtt_s"].mean()
+        for seed in sorted({s for (_, s) in tel.index}):
+            a, b = tel.get(("DEC/DEC", seed), NAN), tel.get(("DEC/FQbit", seed), NAN)
+            if b and not math.isnan(a) and not math.isnan(b):
+                rows.append(("DEC/FQbit", seed, "telnet_rtt_ratio", a / b))
+        return rows
+
+    def trends(self):
+        def spread(s, p):
+            return _v(s, "throughput:ftp#1", p) / max(_v(s, "throughput:ftp#6", p), 1.0)
+
+        return {
+            "G/FCFS": ("G/FCFS segregates the FTPs into winners and losers (largest over smallest > 10)",
+                       lambda s: spread(s, "G/FCFS") > 10),
+            "JK/FCFS": ("JK/FCFS shares fairly among the FTPs (Jain > 0.95) and nearly shuts the Telnets out (< 20 packets each)",
+                        lambda s: _v(s, "jain:ftp", "JK/FCFS") > 0.95 and _v(s, "throughput:telnet#1", "JK/FCFS") < 20),
+            "G/FQ": ("G/FQ: no strict segregation (largest over smallest < 10) but uneven, and useful bandwidth below optimal",
+                     lambda s: 1.2 < spread(s, "G/FQ") < 10 and _v(s, "useful_deficit", "G/FQ") > 0.03),
+            "JK/FQ": ("JK/FQ is reasonably fair (Jain > 0.98) and efficient (FTPs deliver > 95% of the line)",
+                      lambda s: _v(s, "jain:ftp", "JK/FQ") > 0.98 and _v(s, "total_throughput:ftp", "JK/FQ") > 0.95 * LINE_PKTS),
+            "DEC/DEC": ("DEC/DEC is perfectly fair (Jain > 0.999) with no drops and no retransmissions",
+                        lambda s: _v(s, "jain:ftp", "DEC/DEC") > 0.999 and _v(s, "drops:ftp mean", "DEC/DEC") == 0
+                        and _v(s, "retx:ftp mean", "DEC/DEC") == 0),
+            "DEC/FQbit": ("DEC/FQbit stays fair (Jain > 0.999) and cuts DEC/DEC's Telnet delay several-fold (> 4x)",
+                          lambda s: _v(s, "jain:ftp", "DEC/FQbit") > 0.999 and _v(s, "telnet_rtt_ratio", "DEC/FQbit") > 4),
+        }
+
+    def explain(self, pub: Published) -> str:
+        return S2_WHY.get((pub.policy, pub.metric), S2_WHY.get((pub.policy, "*"), ""))
+
+    def claims(self):
+        t = self.trends()
+        return [
+            Reference("useful_deficit", "G/FQ", 0.12, "Scenario 2 text: useful bandwidth 12% below optimal", "text", tolerance=0.25,
+                      trend=t["G/FQ"], explanation=S2_WHY.get(("G/FQ", "useful"), "")),
+            Reference("telnet_rtt_ratio", "DEC/FQbit", 9.0, "Scenario 2 text: Telnet delay lowered by a factor of 9", "text",
+                      tolerance=0.25, trend=t["DEC/FQbit"], explanation=S2_WHY.get(("DEC/FQbit", "ratio"), "")),
+            Reference("jain:ftp", "JK/FCFS", 1.0, "Scenario 2 text: JK/FCFS 'produces fair bandwidth allocation among the FTP sources'",
+                      "text", tolerance=0.05, trend=t["JK/FCFS"], explanation=S2_WHY.get(("JK/FCFS", "*"), "")),
+        ]
+
+
+_GENERIC = ("the generic sources' timeout dynamics (no back-off, timeout 2 x smoothed RTT, the RTT of a retransmitted packet "
+            "counted from its first sending) depend on details the paper leaves open (estimator gain and start, timer granularity, "
+            "one packet or the whole window retransmitted); ")
+_LOCKOUT = ("aqmlab's JK sources lock out instead of sharing: three of them reach the window cap (3 x 5 = 15 packets, what the "
+            "buffer holds), lose nothing and keep it, because each departure's ACK brings their next packet within ~6 ms (a 40-byte "
+            "ACK on the 56 kbps return line), while the others' retransmissions, arriving at random, find the buffer refilled and "
+            "back off to 64 s. It persists with 1 ms of propagation, without back-off and with the in-service packet counted in "
+            "the 15 (checked); the paper's JK (its own model of the 4.3BSD ideas in Nest) shared fairly with identical losses "
+            "(57 retransmissions each), i.e. synchronised cycles that aqmlab's Tahoe does not enter. Rows of the locked-out "
+            "sources (few retransmissions, no drops for the winners, a buffer always full) follow from this")
+_ALPHA = ("FQbit's alpha is garbled in the paper ('completely ad hoc'); we keep the digest's 1/2. It sets the DECbit sources' "
+          "window: with alpha = 1/2 the FTPs here settle at larger windows than the paper's (scenario 2: RTT 1.56 s against "
+          "0.86 s = 6 packets / 7 per s, i.e. one packet each). The paper's scenario 5 (RTT 1.43 s: windows at 5, no bit ever "
+          "set) needs alpha >= 2/3 with a buffer of 15 and two conversations per line, its scenario 2 alpha < 0.4 with six: no "
+          "single alpha gives both, so we did not fit it")
+S2_WHY: dict[tuple[str, str], str] = {
+    ("G/FCFS", "*"): "G/FCFS's columns are not placed by the digest; only the segregation finding is compared",
+    ("G/FCFS", "throughput"): _GENERIC + "which sources win, and how many, is chance (segregation): the paper's run had three "
+                              "winners, ours have two or three",
+    ("G/FQ", "throughput"): _GENERIC + "in aqmlab they lose packets at similar rates, so G/FQ is less uneven than the paper's "
+                            "838 ... 178 (still uneven, with no strict segregation)",
+    ("G/FQ", "rtt"): _GENERIC + "the mean RTT of a generic source is dominated by its retransmitted packets, so it follows those details",
+    ("G/FQ", "retx"): _GENERIC + "the paper's sources differ widely (73 to 224); ours cluster near the top of that range",
+    ("G/FQ", "drops"): _GENERIC + "the paper's sources differ widely (33 to 167); ours cluster near the middle of that range",
+    ("G/FQ", "useful"): _GENERIC + "aqmlab's generic sources retransmit more than the paper's (about 224 each against a paper "
+                        "mean near 160), and a spurious retransmission is delivered twice, so the deficit is larger (the finding, "
+                        "useful bandwidth well below the line, holds)",
+    ("JK/FCFS", "*"): _LOCKOUT,
+    ("JK/FQ", "rtt"): "the paper's two largest RTTs (2.20, 2.16) stand apart from its other four (1.75-1.80); aqmlab's six are closer "
+                      "together, as the allocation is fair and the losses even",
+    ("DEC/FQbit", "rtt"): _ALPHA,
+    ("DEC/FQbit", "ratio"): _ALPHA,
+}
+
+
+# Scenario 3 ------------------------------------------------------------------------------------
+
+S3 = {  # metric: {policy: ([ftp1, telnet2, ill3], certainty)}
+    "throughput": {
+        "G/FCFS": ([NAN, 11, 3497], "uncertain"), "G/FQ": ([3491, NAN, 8], "probable"), "JK/FCFS": ([0, 0, 3500], "probable"),
+        "JK/FQ": ([3489, 110, 6], "probable"), "DEC/DEC": ([166, 0, 3334], "probable"), "DEC/FQbit": ([3493, NAN, 3], "probable"),
+    },
+    "rtt": {
+        "G/FCFS": ([13.62, 2.87, NAN], "uncertain"), "G/FQ": ([0.716, 0.080, NAN], "probable"), "JK/FCFS": ([NAN, 8.87, NAN], "uncertain"),
+        "JK/FQ": ([0.716, 0.085, NAN], "probable"), "DEC/DEC": ([3.00, 2.99, NAN], "probable"), "DEC/FQbit": ([0.641, 0.080, NAN], "uncertain"),
+    },
+    "retx": {
+        "G/FCFS": ([7, 139, NAN], "uncertain"), "G/FQ": ([0, 0, NAN], "uncertain"), "JK/FCFS": ([2, 0, NAN], "uncertain"),
+        "JK/FQ": ([0, 0, NAN], "uncertain"), "DEC/DEC": ([0, 0, NAN], "uncertain"), "DEC/FQbit": ([0, 0, NAN], "uncertain"),
+    },
+    "drops": {
+        "G/FCFS": ([7, 127, 3504], "probable"), "G/FQ": ([0, NAN, 6955], "probable"), "JK/FCFS": ([2, NAN, 3500], "probable"),
+        "JK/FQ": ([0, NAN, 6994], "probable"), "DEC/DEC": ([0, NAN, 3407], "uncertain"), "DEC/FQbit": ([0, NAN, 6997], "probable"),
+    },
+}
+S3_FLOWS = ["ftp1", "telnet2", "ill3"]
+#: The ill-behaved source's max-min fair share: half the line (the Telnet needs 0.1% of it).
+S3_FAIR = LINE_PKTS / 2
+
+
+class Scenario3(DksScenario):
+    id = "dks-1989-scenario3"
+    number = 3
+    title = "ill-behaved source: 1 FTP, 1 Telnet and a source sending at twice the line rate"
+    source = "Scenario 3 (table and text)"
+    cc_flows = ("ftp1", "telnet2")
+    columns = S3_FLOWS
+    notes = COMMON_NOTES + """
+
+The ill-behaved source has no flow control: Poisson at 14 packets/s of 1000 bytes (twice the
+56 kbps line; the digest reads G/FQ's 6955 + 8 != 7000 as a random source); its RTT is not
+defined. Its fair share is half the line, 1750 packets (the Telnet's 100 small packets take
+0.1% of it): `ill_share` is its throughput over that share. The FTP's fair share is the same.
+The retransmission entries other than G/FCFS's are the digest's summary ("FTP 0, JK/FCFS 2;
+Telnet 0 where readable"), uncertain."""
+
+    def published(self):
+        out = []
+        for metric, table in S3.items():
+            for policy, (values, certainty) in table.items():
+                out.append(Published(metric, policy, "", values, certainty, "per_flow", names=S3_FLOWS))
+        return out
+
+    def extra(self, tables):
+        rows = []
+        for (cond, seed), run in tables["flows"].groupby(["condition", "seed"], sort=False):
+            scale = WINDOW_S / _window(run)
+            by = run.set_index("name")["delivered_pkts"].astype(float) * scale
+            rows.append((cond, seed, "ill_share", float(by["ill3"]) / S3_FAIR))
+            rows.append((cond, seed, "ftp_share", float(by["ftp1"]) / S3_FAIR))
+        return rows
+
+    def trends(self):
+        def shut_out(p):
+            return lambda s: _v(s, "ftp_share", p) < 0.1 and _v(s, "ill_share", p) > 1.8
+
+        def protected(p):
+            return lambda s: _v(s, "ftp_share", p) >= 0.98 and _v(s, "ill_share", p) < 0.05
+
+        out = {}
+        for p in ("G/FCFS", "JK/FCFS", "DEC/DEC"):
+            out[p] = (f"{p}: the ill-behaved source takes the line (> 90%), the FTP is shut out (< 5%)", shut_out(p))
+        for p in ("G/FQ", "JK/FQ", "DEC/FQbit"):
+            out[p] = (f"{p}: the FTP gets at least its fair share, the ill-behaved source far less than its own (< 5%)", protected(p))
+        return out
+
+    def explain(self, pub):
+        return S3_WHY.get((pub.policy, pub.metric), S3_WHY.get((pub.policy, "*"), S3_WHY.get(("*", pub.metric), "")))
+
+    def claims(self):
+        t = self.trends()
+        refs = []
+        for p in ("G/FQ", "JK/FQ", "DEC/FQbit"):
+            refs.append(Reference("ill_share", p, 1.0, "Scenario 3 text: 'the ill-behaved host gets much less than its fair share'", "text",
+                                  bound="max", trend=t[p]))
+            refs.append(Reference("ftp_share", p, 0.98, "Scenario 3 text: the FTP and Telnet 'obtain their fair share'", "text",
+                                  bound="min", trend=t[p], explanation="see the FTP's throughput rows"))
+        for p in ("G/FCFS", "JK/FCFS", "DEC/DEC"):
+            refs.append(Reference("ftp_share", p, 0.05, "Scenario 3 text: with FCFS the FTP is 'essentially shut out'", "text",
+                                  bound="max", trend=t[p], explanation=S3_WHY.get((p, "*"), "")))
+        return refs
+
+
+S3_WHY: dict[tuple[str, str], str] = {
+    ("*", "rtt"): ("when nearly every packet of a source is dropped, the RTT counted from a packet's first sending (the generic "
+                   "and DEC sources, as the paper defines it) runs to minutes, and so does its mean; the paper's values (several "
+                   "uncertain) depend on how its sources timed retransmissions, which is not given"),
+    ("*", "retx"): ("under FCFS the ill-behaved source keeps the buffer full and the FTP and Telnet get through only now and then: "
+                    "how many times they retry depends on their timers (back-off, RTT estimate), which the paper does not give; "
+                    "under FQ a Telnet's rare retransmissions are spurious timeouts of its ~0.08 s RTT estimate (the paper shows "
+                    "2-3 such for DEC/FQbit's Telnets in scenario 2)"),
+    ("*", "drops"): ("under FCFS how many of the FTP's and Telnet's tries are dropped depends on their timers, which the paper "
+                     "does not give; the Poisson ill-behaved source refills each freed slot after 71 ms on average, so some tries "
+                     "get through"),
+    ("JK/FCFS", "throughput"): ("the Poisson ill-behaved source refills each freed buffer slot after 71 ms on average, so a JK "
+                                "packet arriving at a random time gets in now and then (a few per cent of the line); the paper "
+                                "shows none, perhaps a more regular source (the digest reads it as Poisson)"),
+    ("DEC/DEC", "throughput"): ("between them the FTP and Telnet get a few per cent of the line in both; the split depends on "
+                                "the DEC sources' timers (the paper's FTP got 166 and its Telnet none; ours the reverse)"),
+}
+
+
+# Scenario 4 ------------------------------------------------------------------------------------
+
+S4_SHARED = "FQ, generic pair on one host"
+
+
+class Scenario4(DksScenario):
+    id = "dks-1989-scenario4"
+    number = 4
+    title = "mixed protocols: 2 generic and 2 JK FTPs through one gateway, FCFS and FQ"
+    source = "Scenario 4 (table and text)"
+    cc_flows = ()
+    policies = ("FCFS", "FQ", S4_SHARED)
+    groups = {"generic": ["generic1", "generic2"], "jk": ["jk3", "jk4"]}
+    columns = ["generic1", "generic2", "jk3", "jk4"]
+    notes = COMMON_NOTES + """
+
+Scenario 4 keeps each source's own flow control (FTPs 1-2 generic, 3-4 JK) and changes only the
+gateway: the conditions are FCFS and FQ, every source on a host of its own (the figure is not
+legible). Each pair is ranked (under FQ the paper's generic pair segregates: which one wins is
+chance).
+
+**A hypothesis, tested separately.** The paper's FQ column (1162, 12, 1163, 1163) gives each JK
+source a third of the line and the two generic sources a third *between them*, one of them
+starved. With four separate conversations FQ cannot do that: push-out drops from the longest
+conversation, so a starved source's lone packet is always admitted and served within a round.
+It is what FQ does if the two generic FTPs are one conversation (same source host and sink):
+the pair is held to one share, and inside it the arrival of the source that lost its place is
+the one pushed out. The condition `FQ, generic pair on one host` moves both generic FTPs to host
+s1 (`flow.generic{i}.src = "s1"`); only the paper's qualitative FQ finding is checked on it, and
+the compared numbers stay those of the neutral layout."""
+
+    def conditions(self):
+        fq = QUEUES["FQ"] % self.buffer
+        return [Condition("FCFS", {"link.gateway.queue": QUEUES["FCFS"] % self.buffer}), Condition("FQ", {"link.gateway.queue": fq}),
+                Condition(S4_SHARED, {"link.gateway.queue": fq, "flow.generic{i}.src": "s1"})]
+
+    def published(self):
+        data = {
+            ("throughput", "FQ"): ([1162, 12], [1163, 1163], "probable"),
+            ("throughput", "FCFS"): ([1182, 1182], [569, 567], "probable"),
+            ("rtt", "FQ"): ([2.15, 2.81], [2.14, 2.14], "probable"),
+            ("rtt", "FCFS"): ([2.11, 2.11], [2.07, 2.16], "probable"),
+            ("retx", "FCFS"): ([0, 0], [47, 47], "uncertain"),
+            ("drops", "FCFS"): ([0, 0], [48, 48], "uncertain"),
+            ("drops", "FQ"): ([NAN, NAN], [2, 2], "uncertain"),
+        }
+        out = []
+        for (metric, policy), (gen, jk, cert) in data.items():
+            for group, values in (("generic", gen), ("jk", jk)):
+                if all(math.isnan(v) for v in values):
+                    continue
+                out.append(Published(metric, policy, group, values, cert, "rank"))
+        return out
+
+    def trends(self):
+        def pair(s, p, g):
+            return _v(s, f"total_throughput:{g}", p)
+
+        def reversed_(p):
+            return lambda s: pair(s, p, "jk") > pair(s, p, "generic") and _v(s, "throughput:generic#1", p) > 10 * _v(s, "throughput:generic#2", p)
+
+        return {
+            "FCFS": ("FCFS: the generic pair gets more than the JK pair", lambda s: pair(s, "FCFS", "generic") > pair(s, "FCFS", "jk")),
+            "FQ": ("FQ: reversed, the JK pair gets more than the generic pair, and the generic sources segregate (largest > 10x smallest)",
+                   reversed_("FQ")),
+            S4_SHARED: (f"{S4_SHARED}: the paper's FQ finding (JK pair ahead, generic sources segregated)", reversed_(S4_SHARED)),
+        }
+
+    def explain(self, pub):
+        return S4_WHY.get((pub.policy, pub.metric), S4_WHY.get((pub.policy, "*"), ""))
+
+    def claims(self):
+        t = self.trends()
+        return [Reference("total_throughput:jk", "FQ", 2326, "Scenario 4 table (JK pair under FQ: 1163 + 1163)", "probable",
+                          tolerance=0.10, trend=t["FQ"], explanation=S4_WHY.get(("FQ", "*"), "")),
+                Reference("total_throughput:generic", "FCFS", 2364, "Scenario 4 table (generic pair under FCFS: 1182 + 1182)", "probable",
+                          tolerance=0.10, trend=t["FCFS"]),
+                Reference("throughput:generic#2", S4_SHARED, NAN, "hypothesis: the paper's FQ finding with the generic FTPs as one "
+                          "conversation (see the set-up)", "derived", trend=t[S4_SHARED],
+                          explanation="the shared-host layout does not give the paper's FQ pattern either")]
+
+
+S4_WHY: dict[tuple[str, str], str] = {
+    ("FQ", "*"): ("with every source a conversation of its own, FQ gives all four nearly a quarter of the line (about 860 and "
+                  "890) and cannot starve a generic source: push-out takes from the longest queue, never a lone packet. The "
+                  "paper's column (each JK source a third, the generic pair a third between them, one starved; RTTs 2.14 s = "
+                  "15 packets / 7 per s; JK drops 2) is what FQ does when the two generic FTPs are one conversation: the "
+                  "condition 'FQ, generic pair on one host' tests that reading (see the set-up and the last row)"),
+    ("FCFS", "*"): ("the generic pair never loses a packet under FCFS while the JK pair, probing up to the buffer, does: the split "
+                    "depends on how often JK loses, which follows its RTO and fast-retransmit details"),
+}
+
+
+# Scenario 5 ------------------------------------------------------------------------------------
+
+S5 = {
+    "throughput": {"G/FCFS": [2500, 2500, 2500, 1000], "G/FQ": [1750] * 4, "JK/FCFS": [2500, 2500, 2500, 1000],
+                   "JK/FQ": [1750] * 4, "DEC/DEC": [2395, 2406, 2377, 783], "DEC/FQbit": [1750] * 4},
+    "rtt": {"G/FCFS": [1.00, 1.00, 1.00, 2.5], "G/FQ": [1.43] * 4, "JK/FCFS": [1.00, 1.00, 1.00, 2.5],
+            "JK/FQ": [1.43] * 4, "DEC/DEC": [0.617, 0.626, 0.618, 1.55], "DEC/FQbit": [1.43] * 4},
+}
+S5_FLOWS = ["ftp1", "ftp2", "ftp3", "ftp4"]
+#: Each line's max-min fair share for the long path: two conversations share 3500 packets.
+S5_FAIR = LINE_PKTS / 2
+
+
+class Scenario5(DksScenario):
+    id = "dks-1989-scenario5"
+    number = 5
+    title = "multihop path: 3 short FTPs and a long one crossing all three lines"
+    source = "Scenario 5 (table and text)"
+    lines = ("ab", "bc", "cd")
+    cc_flows = ("ftp{i}", "ftp4")
+    columns = S5_FLOWS
+    notes = COMMON_NOTES + """
+
+Three 56 kbps lines in a chain; short FTP i crosses line i, FTP 4 crosses all three (the layout
+is the digest's reading of an illegible figure). The long path's fair share is half of each
+line, 1750 packets: `long_share` is its throughput over that. `wasted` is the unused fraction of
+the lines, 1 - (short + long) / 3500 averaged over the three short FTPs' lines. The paper reports
+no retransmission and no drop anywhere: `retx:all` and `drops:all` total them over the four
+sources."""
+
+    def published(self):
+        out = []
+        for metric, table in S5.items():
+            for policy, values in table.items():
+                out.append(Published(metric, policy, "", values, "probable", "per_flow", names=S5_FLOWS))
+        return out
+
+    def extra(self, tables):
+        rows = []
+        for (cond, seed), run in tables["flows"].groupby(["condition", "seed"], sort=False):
+            scale = WINDOW_S / _window(run)
+            by = run.set_index("name")
+            thr = by["delivered_pkts"].astype(float) * scale
+            rows.append((cond, seed, "long_share", float(thr["ftp4"]) / S5_FAIR))
+            short = float(thr[["ftp1", "ftp2", "ftp3"]].mean())
+            rows.append((cond, seed, "wasted", 1.0 - (short + float(thr["ftp4"])) / LINE_PKTS))
+            rows.append((cond, seed, "retx:all", float(by["retransmits"].sum()) * scale))
+            rows.append((cond, seed, "drops:all", float(by["dropped_pkts"].sum()) * scale))
+        return rows
+
+    def trends(self):
+        out = {}
+        for p in ("G/FCFS", "JK/FCFS"):
+            out[p] = (f"{p}: the long path gets less than 60% of its fair share", lambda s, p=p: _v(s, "long_share", p) < 0.6)
+        for p in ("G/FQ", "JK/FQ", "DEC/FQbit"):
+            out[p] = (f"{p}: the long path gets its full fair share (> 97%)", lambda s, p=p: _v(s, "long_share", p) > 0.97)
+        out["DEC/DEC"] = ("DEC/DEC wastes bandwidth (> 5%) and the long path gets less than under G/FCFS",
+                          lambda s: _v(s, "wasted", "DEC/DEC") > 0.05 and _v(s, "long_share", "DEC/DEC") < _v(s, "long_share", "G/FCFS"))
+        return out
+
+    def explain(self, pub):
+        return S5_WHY.get((pub.policy, pub.metric), S5_WHY.get((pub.policy, "*"), ""))
+
+    def claims(self):
+        t = self.trends()
+        refs = []
+        for p in ("G/FCFS", "JK/FCFS"):
+            refs.append(Reference("long_share", p, 0.6, "Scenario 5 text: 'less than 60% of its fair share'", "text", bound="max", trend=t[p]))
+        for p in ("G/FQ", "JK/FQ", "DEC/FQbit"):
+            refs.append(Reference("long_share", p, 1.0, "Scenario 5 text: 'it receives its full fair share'", "text", tolerance=0.03, trend=t[p],
+                                  explanation=S5_WHY.get((p, "*"), "")))
+        refs.append(Reference("wasted", "DEC/DEC", 0.10, "Scenario 5 text: DEC/DEC 'wastes roughly 10% of the bandwidth'", "text",
+                              tolerance=0.3, trend=t["DEC/DEC"], explanation=S5_WHY.get(("DEC/DEC", "*"), "")))
+        for p in POLICIES:
+            for q in ("retx:all", "drops:all"):
+                refs.append(Reference(q, p, 0.0, "Scenario 5 table (all zeros)", "probable", tolerance=0.0,
+                                      explanation=S5_WHY.get((p, q), "")))
+        return refs
+
+
+_SELECTIVE = ("selective DECbit follows DEC TR-510, which was not available: aqmlab approximates it (bits only for "
+              "conversations at or above their max-min share of 90% of the line while the cycle-averaged queue is >= 1). That "
+              "approximation treats the long path fairly (two regimes across seeds: all four near 1745, or the long path near "
+              "1530 and the short ones near 1950) and keeps the lines almost fully used, where the paper's DEC/DEC gave the long "
+              "path 783 and left 10% of the line idle; the RTTs follow the windows")
+S5_WHY: dict[tuple[str, str], str] = {
+    ("DEC/DEC", "*"): _SELECTIVE,
+    ("DEC/FQbit", "rtt"): _ALPHA,
+}
+
+
+# Scenario 6 ------------------------------------------------------------------------------------
+
+
+class Scenario6(DksScenario):
+    id = "dks-1989-scenario6"
+    number = 6
+    title = "complicated network (topology invented): 8 sources, mixed line rates, no overload"
+    source = "Scenario 6 (text only; table and figure unreadable, topology invented)"
+    lines = ("g1g2", "g2g3", "g3g4")
+    cc_flows = ("ftp1", "ftp2", "telnet3", "ftp4", "ftp5", "ftp6", "telnet7", "ftp8")
+    buffer = 30
+    columns = ["ftp1", "ftp2", "telnet3", "ftp4", "ftp5", "ftp6", "telnet7", "ftp8"]
+    notes = COMMON_NOTES + """
+
+**The topology is invented** (the paper's figure and table are illegible): four gateways in a
+chain joined by 56 kbps, 1.544 Mbps (T1) and 19.2 kbps lines; FTPs 1 and 2 share the 56 kbps line
+one way and FTP 4 sends the other way, so its ACKs queue behind their data; FTPs 5 and 6 and
+FTP 8 do the same on the 19.2 kbps line; Telnets 3 and 7 cross the whole chain in opposite
+directions (see the scenario file). Gateway buffers are 30 packets so that, as the paper says,
+no gateway is overloaded (at most 25 packets of window share any line). Only the text's claims
+are compared, none of its numbers: no drops under any policy (`drops:all`); under FCFS sources
+4 and 8 are limited by their ACKs' wait behind FTP data (`ack_wait_share:NAME` = the ACKs' mean
+queueing delay on the reverse line over the source's mean RTT, above one half, while their own
+line is less than 80% busy: `line_busy:NAME`); FQ raises the total throughput
+(`total_throughput:ftp`, packets of the six FTPs in 500 s)."""
+    groups = {"ftp": ["ftp1", "ftp2", "ftp4", "ftp5", "ftp6", "ftp8"]}
+    figure_groups: Mapping[str, Sequence[str]] = {}  # the FTPs are not interchangeable: one bar each
+    #: source: (line its ACKs wait on, line its data uses)
+    ACK_LINES = {"ftp4": ("g1g2", "g2->g1"), "ftp8": ("g3g4", "g4->g3")}
+
+    def extra(self, tables):
+        rows = []
+        lf, links, flows = tables["link_flows"], tables["links"], tables["flows"]
+        for (cond, seed), run in flows.groupby(["condition", "seed"], sort=False):
+            scale = WINDOW_S / _window(run)
+            rows.append((cond, seed, "drops:all", float(run["dropped_pkts"].sum() + run["ack_drops"].sum()) * scale))
+            by = run.set_index("name")
+            for name, (ack_line, data_line) in self.ACK_LINES.items():
+                sel = lf[(lf["condition"] == cond) & (lf["seed"] == seed) & (lf["link"] == ack_line) & (lf["flow"] == name)]
+                rtt = float(by.loc[name, "mean_rtt_s"])
+                if len(sel) and rtt > 0:
+                    rows.append((cond, seed, f"ack_wait_share:{name}", float(sel["mean_qdelay_s"].iloc[0]) / rtt))
+                ln = links[(links["condition"] == cond) & (links["seed"] == seed) & (links["name"] == data_line)]
+                if len(ln):
+                    rows.append((cond, seed, f"line_busy:{name}", float(ln["utilization"].iloc[0])))
+        return rows
+
+    def claims(self):
+        refs = []
+        for p in POLICIES:
+            refs.append(Reference("drops:all", p, 0.0, "Scenario 6 text: 'none of the gateways are overloaded'", "text", bound="max",
+                                  explanation="packets are dropped: see the scenario's buffers"))
+        for p in ("G/FCFS", "JK/FCFS"):
+            for name in ("ftp4", "ftp8"):
+                rule = (f"{p}: {name} is held back by its ACKs (ACK wait > half its RTT) while its own line is < 80% busy",
+                        lambda s, p=p, n=name: _v(s, f"ack_wait_share:{n}", p) > 0.5 and _v(s, f"line_busy:{n}", p) < 0.8)
+                refs.append(Reference(f"ack_wait_share:{name}", p, NAN, f"Scenario 6 text: with FCFS, source {name[-1]} is limited by "
+                                      "the delay its ACKs incur behind FTP packets", "text", trend=rule,
+                                      explanation=f"{name} is not ACK-limited in the invented network"))
+        for fq, fcfs in (("G/FQ", "G/FCFS"), ("JK/FQ", "JK/FCFS"), ("DEC/FQbit", "DEC/DEC")):
+            rule = (f"total FTP throughput is higher under {fq} than under {fcfs} (by > 5%)",
+                    lambda s, a=fq, b=fcfs: _v(s, "total_throughput:ftp", a) > 1.05 * _v(s, "total_throughput:ftp", b))
+            refs.append(Reference("total_throughput:ftp", fq, NAN, "Scenario 6 text: 'the total throughput increases when the FQ gateways "
+                                  "are used'", "text", trend=rule, explanation="FQ does not raise the total in the invented network"))
+        return refs
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 1
+
+
+FIG1_N, FIG1_W = 3, 5
+P_OVER_MU = 1000 * 8 / 56000  # s: one packet time on the 56 kbps line
+FAIR_BPS = 56000 / (FIG1_N + 1)
+FIG1_RHOS = [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+FIG1_FCFS_HIGH = [1.5, 2.0, 3.0]
+RHO_ZERO = 0.002  # "rho -> 0": 400 000 s for ~1400 Telnet packets
+FIG1_QUEUES = {
+    "FCFS": '{discipline = "droptail", limit = "unbounded"}',
+    "FQ delta=0": '{discipline = "fq", limit = "unbounded"}',
+    "FQ delta=P": '{discipline = "fq", limit = "unbounded", delta = 1000}',
+}
+FIG1_DELTA = {"FQ delta=0": 0.0, "FQ delta=P": 1.0}
+
+
+def fig1_label(disc: str, rho: float) -> str:
+    return f"{disc} rho={rho:g}"
+
+
+class Fig1(Experiment):
+    id = "dks-1989-fig1"
+    paper = PAPER
+    title = "Telnet queueing delay against throughput: FCFS and FQ (delta = 0, delta = P), theory and simulation"
+    source = "Fig. 1 (section 2.3)"
+    scenario = "dks-1989/fig1.toml"
+    reduced = {"simulation.duration": "2200s", "simulation.warmup": "200s"}
+    notes = """A Poisson Telnet with packets of the FTPs' size P shares a gateway with N = 3 FTPs of window 5
+that always have packets ready; its throughput rho is relative to its fair share (1/4 of the
+line) and its delay is its mean wait in the gateway queue in units of P/mu. The paper's curves
+are analytic; we simulate the same set-up (unbounded buffers, so nothing is dropped) at
+rho = 0.05 ... 0.9 for FCFS, FQ with delta = 0 and FQ with delta = P, FCFS also at 1.5, 2 and 3,
+and every discipline at rho = 0.002 over 400 000 s for the rho -> 0 limits. The paper prints
+those limits, (NW - 1/2)P = 14.5P for FCFS, NP/2 = 1.5P for FQ with delta = 0 and P/2 for
+delta = P, and says FQ's delay diverges as rho -> 1 while FCFS's stays finite for rho < N + 1;
+these are the rows compared (tolerance 5%: at rho = 0.002 the theory is within 1% of its limit).
+
+The theory curves come from `aqmlab.theory`: `dks_fcfs_telnet_delay`, (NW - 1/2 + x)/(1 - x)
+with x = rho/(N + 1) (the digest's derivation), and `dks_fq_telnet_delay`, the paper's
+nonpreemptive FQ formula. That formula's first term is printed as rho/(2(1 - rho)); the paper's
+text says the bit-by-bit round robin delay is D_0((N + 1)P_T), which for a Poisson source is
+(N + 1) rho/(2(1 - rho)). The simulation follows the latter closely (both are drawn; the
+`delay_P` rows at rho = 0.3, 0.6 compare with the printed formula and carry the trend that FQ's
+delay grows with rho and stays far below FCFS's). `share` is the Telnet's delivered rate over its
+fair share: at rho = 3 FCFS lets it take three times its share."""
+
+    def conditions(self):
+        out = []
+        for disc, q in FIG1_QUEUES.items():
+            rhos = [RHO_ZERO] + FIG1_RHOS + (FIG1_FCFS_HIGH if disc == "FCFS" else [])
+            for rho in rhos:
+                ov = {"link.gateway.queue": q, "flow.telnet.rate": f"{rho * FAIR_BPS:.6g}bps"}
+                if rho == RHO_ZERO:
+                    ov.update({"simulation.duration": "400200s"})
+                out.append(Condition(fig1_label(disc, rho), ov))
+        return out
+
+    def measure(self, tables):
+        lf, flows = tables["link_flows"], tables["flows"]
+        rows = []
+        tel = lf[(lf["link"] == "gateway") & (lf["flow"] == "telnet")]
+        for _, r in tel.iterrows():
+            rows.append((r["condition"], r["seed"], "delay_P", float(r["mean_qdelay_s"]) / P_OVER_MU))
+        for _, r in flows[flows["name"] == "telnet"].iterrows():
+            rows.append((r["condition"], r["seed"], "share", float(r["throughput_bps"]) / FAIR_BPS))
+        for (cond, seed), run in flows[flows["group"] == "ftp"].groupby(["condition", "seed"], sort=False):
+            rows.append((cond, seed, "ftp_drops", float(run["dropped_pkts"].sum())))
+        return frame(rows)
+
+    def references(self):
+        from aqmlab.theory import dks_fcfs_telnet_delay, dks_fq_telnet_delay
+
+        def increasing(disc):
+            def rule(s):
+                ys = [value_of(s, "delay_P", fig1_label(disc, r)) for r in [RHO_ZERO] + FIG1_RHOS]
+                return all(b > a - 0.05 * abs(a) for a, b in zip(ys, ys[1:]))
+            return rule
+
+        diverges = ("FQ's delay grows with rho and is at least 5x its rho -> 0 value at rho = 0.9 (diverging as rho -> 1)",
+                    lambda s: all(increasing(d)(s) and value_of(s, "delay_P", fig1_label(d, 0.9)) > 5 * value_of(s, "delay_P", fig1_label(d, RHO_ZERO))
+                                  for d in ("FQ delta=0", "FQ delta=P")))
+        below = ("FQ's delay grows with rho and stays far below FCFS's (under a third) up to rho = 0.6",
+                 lambda s: all(increasing(d)(s) and all(value_of(s, "delay_P", fig1_label(d, r)) < value_of(s, "delay_P", fig1_label("FCFS", r)) / 3
+                                                        for r in FIG1_RHOS[:7]) for d in ("FQ delta=0", "FQ delta=P")))
+        finite = ("FCFS's delay stays finite beyond rho = 1, as its curve (NW - 1/2 + x)/(1 - x) says",
+                  lambda s: all(math.isfinite(value_of(s, "delay_P", fig1_label("FCFS", r))) for r in FIG1_FCFS_HIGH))
+        why_printed = ("the printed first term rho/(2(1-rho)) omits the factor N + 1 of the bit-by-bit round robin's own delay "
+                       "D_0((N+1)P) that the paper's text derives it from; with (N+1) rho/(2(1-rho)) the formula agrees with the "
+                       "simulation within a few per cent (see the figure's solid FQ curves)")
+        refs = [
+            Reference("delay_P", fig1_label("FCFS", RHO_ZERO), 14.5, "Fig. 1 text: (NW - 1/2)P as rho -> 0", "text", tolerance=0.05,
+                      explanation="FCFS's queue does not hold the NW = 15 FTP packets assumed"),
+            Reference("delay_P", fig1_label("FQ delta=0", RHO_ZERO), 1.5, "Fig. 1 text: NP/2 as rho -> 0 (delta = 0)", "text", tolerance=0.05,
+                      explanation="the FTPs' finish-number offsets differ from the paper's a/N"),
+            Reference("delay_P", fig1_label("FQ delta=P", RHO_ZERO), 0.5, "Fig. 1 text: P/2 as rho -> 0 (delta = P)", "text", tolerance=0.05,
+                      explanation="the FTPs' finish-number offsets differ from the paper's a/N, on which delta's gain depends"),
+        ]
+        for d in ("FQ delta=0", "FQ delta=P"):
+            refs.append(Reference("delay_P", fig1_label(d, 0.9), NAN, "Fig. 1 text: FQ's delay diverges as rho -> 1", "text", trend=diverges,
+                                  explanation="FQ's simulated delay does not grow as the paper says"))
+            for rho in (0.3, 0.6):
+                refs.append(Reference("delay_P", fig1_label(d, rho), dks_fq_telnet_delay(rho, FIG1_N, FIG1_DELTA[d]),
+                                      "Fig. 1 curve (the paper's printed formula)", "derived", tolerance=0.10, trend=below,
+                                      explanation=why_printed))
+        for rho in (0.3, 0.6, 0.9, 2.0, 3.0):
+            refs.append(Reference("delay_P", fig1_label("FCFS", rho), dks_fcfs_telnet_delay(rho, FIG1_N, FIG1_W),
+                                  "Fig. 1 FCFS curve (digest's derivation)", "derived", tolerance=0.05, trend=finite,
+                                  explanation="the FTPs do not keep NW packets queued"))
+        refs.append(Reference("share", fig1_label("FCFS", 3.0), 3.0, "Fig. 1 text: under FCFS an ill-behaved source can take any share "
+                              "(rho < N + 1)", "derived", tolerance=0.05, explanation="FCFS does not deliver what the Telnet offers"))
+        return refs
+
+    def figures(self, measured, summary, outdir):
+        import matplotlib.pyplot as plt
+
+        from aqmlab.theory import dks_fcfs_telnet_delay, dks_fq_telnet_delay
+
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        styles = {"FCFS": ("C3", "s"), "FQ delta=0": ("C0", "o"), "FQ delta=P": ("C2", "^")}
+        xs_fq = np.linspace(0.0, 0.97, 200)
+        xs_fcfs = np.linspace(0.0, 3.2, 200)
+        ax.plot(xs_fcfs, [dks_fcfs_telnet_delay(x, FIG1_N, FIG1_W) for x in xs_fcfs], "-", color=styles["FCFS"][0], lw=1.2,
+                label="FCFS theory")
+        for d, delta in FIG1_DELTA.items():
+            c = styles[d][0]
+            ax.plot(xs_fq, [dks_fq_telnet_delay(x, FIG1_N, delta, "br") for x in xs_fq], "-", color=c, lw=1.2,
+                    label=f"{d} theory, BR term (N+1)rho/2(1-rho)")
+            ax.plot(xs_fq, [dks_fq_telnet_delay(x, FIG1_N, delta) for x in xs_fq], ":", color=c, lw=1.2,
+                    label=f"{d} theory as printed")
+        for disc, (c, m) in styles.items():
+            rhos = [RHO_ZERO] + FIG1_RHOS + (FIG1_FCFS_HIGH if disc == "FCFS" else [])
+            ys, lo, hi = [], [], []
+            for r in rhos:
+                row = summary[(summary["quantity"] == "delay_P") & (summary["condition"] == fig1_label(disc, r))]
+                y = float(row["sim_mean"].iloc[0]) if len(row) else NAN
+                ys.append(y)
+                low = float(row["ci95_low"].iloc[0]) if len(row) else NAN
+                high = float(row["ci95_high"].iloc[0]) if len(row) else NAN
+                lo.append(0 if math.isnan(low) else y - low)
+                hi.append(0 if math.isnan(high) else high - y)
+            ax.errorbar(rhos, ys, yerr=[lo, hi], fmt=m, color=c, ms=5, capsize=2, label=f"{disc} aqmlab")
+        ax.set_yscale("log")
+        ax.set_ylim(0.3, 100)
+        ax.set_xlim(0, 3.2)
+        ax.axvline(1.0, color="0.7", lw=0.8, ls="--")
+        ax.set_xlabel("Telnet throughput rho (relative to its fair share)")
+        ax.set_ylabel("Telnet queueing delay (units of P/mu)")
+        ax.set_title("DKS 1989 Fig. 1: delay vs. throughput, N = 3 FTPs, W = 5")
+        ax.legend(fontsize=6.5, loc="lower right")
+        return save(fig, outdir / "fig1")
+
+
+EXPERIMENTS = [Scenario1(), Scenario2(), Scenario3(), Scenario4(), Scenario5(), Scenario6(), Fig1()]
