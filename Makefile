@@ -1,6 +1,8 @@
 # Front door. Needs only cargo, Python >= 3.11 and pip; everything else goes into .venv.
 #   make demo   install, then reproduce CHOKe's Fig. 3 beside the paper's numbers
 #   make test   install, then run the Rust core tests and the Python tests
+#   make fuzz   the fuzz targets (scenario parser, random scenarios, every discipline), FUZZ_SECS each
+#   make long-run  peak memory of runs of 1e6, 1e7 and 1e8 events (it must not grow)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -10,7 +12,7 @@ VENV_PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 BUILD_INPUTS := pyproject.toml Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: venv install demo test bench bench-peers
+.PHONY: venv install demo test bench bench-peers fuzz long-run
 
 venv: $(VENV_PYTHON)
 
@@ -38,6 +40,25 @@ demo: install
 test: install
 	cargo test -p aqmlab-core --release
 	$(VENV_PYTHON) -m pytest -q tests
+
+# fuzz: the #[ignore]d fuzz targets, each for FUZZ_SECS seconds, built with debug assertions and
+# overflow checks (the `fuzz` profile); FUZZ_SEED repeats a run (default: the clock, printed).
+# Memory is capped so that a runaway allocation fails at once; the case being run is in
+# target/fuzz-findings/*.current, failing inputs beside it. Found cases belong in
+# tests/fuzz_regressions/ (scenarios) or the REGRESSIONS of src/qdisc/conformance.rs.
+FUZZ_SECS ?= 60
+FUZZ_SEED ?=
+FUZZ_MEMORY_KB ?= 16000000
+FUZZ_ENV = AQMLAB_FUZZ_SECS=$(FUZZ_SECS) $(if $(FUZZ_SEED),AQMLAB_FUZZ_SEED=$(FUZZ_SEED))
+
+fuzz:
+	ulimit -v $(FUZZ_MEMORY_KB) && $(FUZZ_ENV) cargo test --profile fuzz -p aqmlab-core --lib -- --ignored fuzz_
+	ulimit -v $(FUZZ_MEMORY_KB) && $(FUZZ_ENV) cargo test --profile fuzz -p aqmlab-core --test fuzz -- --ignored
+
+# long-run: a run of 1e8+ events (and of 1e6 and 1e7) through the Python API, each in its own
+# process; prints the peak resident memory of each, which must not grow with simulated time.
+long-run: install
+	$(VENV_PYTHON) benches/long_run.py
 
 # bench: aqmlab's own harness, then the side-by-side with ns-3 (benches/peers/) when ns-3 can be
 # installed; bench-peers only sets ns-3 up (a PyPI wheel in benches/peers/.venv-ns3 and a C++

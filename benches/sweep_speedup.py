@@ -6,14 +6,16 @@ The sweep: scenarios/examples/udp-dumbbell.toml with its duration stretched so o
 about --run-seconds here, over 2 queue limits x N/2 seeds. Each executor (serial in-process,
 a process pool of one worker per core, a Dask LocalCluster with as many worker processes)
 runs it into a fresh store; times are wall clock from the call to the last stored row,
-including starting the pool or the cluster. The best of --repeat is kept (the machine may be
-shared).
+including starting the pool or the cluster. Rounds interleave the executors; the best and the
+median of --repeat rounds are shown, with the mean wall time of one run (which grows when the
+machine is shared with other work) and the CPU time the sweep used in all its processes.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -23,6 +25,12 @@ import aqmlab
 from aqmlab.sweep import default_workers
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "scenarios" / "examples" / "udp-dumbbell.toml"
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (pool workers, Dask processes)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def calibrate(run_seconds: float) -> str:
@@ -59,22 +67,31 @@ def main() -> None:
     }
     print(f"{args.runs} runs of udp-dumbbell for {duration} simulated, {os.cpu_count()} CPUs, {workers} usable")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    best: dict[str, float] = {}
-    per_run: dict[str, float] = {}
-    for name, options in executors.items():
-        times = []
-        for _ in range(args.repeat):
+    times: dict[str, list[float]] = {name: [] for name in executors}
+    per_run: dict[str, list[float]] = {name: [] for name in executors}
+    cpu: dict[str, list[float]] = {name: [] for name in executors}
+    # Rounds interleave the executors, so that a machine shared with other work loads them alike.
+    for _ in range(args.repeat):
+        for name, options in executors.items():
             with tempfile.TemporaryDirectory() as directory:
+                cpu_before = _cpu_seconds()
                 started = time.perf_counter()
                 frame = aqmlab.sweep(spec, store=Path(directory) / "s.duckdb", table="runs", progress=False, **options)
-                times.append(time.perf_counter() - started)
+                times[name].append(time.perf_counter() - started)
+                cpu[name].append(_cpu_seconds() - cpu_before)
             assert (frame["status"] == "done").all() and len(frame) == args.runs
-        best[name] = min(times)
-        per_run[name] = statistics.mean(frame["wall_s"])
-    serial = best["serial"]
-    print(f"{'executor':<34} {'wall s':>8} {'speed-up':>9} {'mean run s':>11}")
+            per_run[name].append(statistics.mean(frame["wall_s"]))
+    serial_best, serial_median = min(times["serial"]), statistics.median(times["serial"])
+    print(
+        f"{'executor':<34} {'best s':>7} {'speed-up':>9} {'median s':>9} {'speed-up':>9} {'mean run s':>11} "
+        f"{'CPU s':>7}"
+    )
     for name in executors:
-        print(f"{name:<34} {best[name]:>8.2f} {serial / best[name]:>8.2f}x {per_run[name]:>11.2f}")
+        best, median = min(times[name]), statistics.median(times[name])
+        print(
+            f"{name:<34} {best:>7.2f} {serial_best / best:>8.2f}x {median:>9.2f} {serial_median / median:>8.2f}x "
+            f"{statistics.mean(per_run[name]):>11.2f} {statistics.median(cpu[name]):>7.1f}"
+        )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -89,3 +89,18 @@ def test_fair_queueing_gives_the_long_path_its_full_fair_share_and_fcfs_does_not
         assert _mean(s, "long_share", fq) > 0.97
     for fcfs in ("G/FCFS", "JK/FCFS"):
         assert _mean(s, "long_share", fcfs) < 0.6
+
+
+def test_zl_red_narrows_the_gap_between_reno_and_vegas_compared_with_sred_at_5000_packet_buffers(tmp_path: Path) -> None:
+    # Kurata, Hasegawa, Murata (ZL-RED), Fig. 4(b): with B = 5000 packets SRED leaves TCP Reno
+    # far ahead of TCP Vegas, and ZL-RED, which drops more from flows with above-average
+    # zombie counts, narrows the gap. Default settings (100 s runs) at 40 + 40 connections.
+    from aqmlab.reproduce.zlred import Fig4
+
+    outcome = run_experiment(Fig4(ns=[40], buffers=[5000]), [1, 2, 3], tmp_path, workers=1, progress=False)
+    assert outcome.failures == []
+    s = outcome.summary
+    sred = _mean(s, "log_tput_ratio", "sred B=5000 N=40")  # ln(Reno / Vegas throughput)
+    zl = _mean(s, "log_tput_ratio", "zl_red B=5000 N=40")
+    assert sred > math.log(2)  # SRED: Reno gets more than twice what Vegas gets
+    assert abs(zl) < abs(sred) - math.log(1.5)  # ZL-RED: a gap smaller by a factor 1.5 at least

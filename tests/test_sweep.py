@@ -432,7 +432,7 @@ def test_a_bad_base_scenario_or_description_stops_before_running(sweep_dir: Path
     (sweep_dir / "bad.toml").write_text('base = "base.toml"\nseeds = 0\n')
     result = run_cli("sweep", sweep_dir / "bad.toml", "--store", sweep_dir / "x.duckdb")
     assert result.returncode == 2
-    assert "bad.toml: seeds: an integer N means seeds 1..N" in result.stderr
+    assert "bad.toml:2: seeds: an integer N means seeds 1..N" in result.stderr
     assert not (sweep_dir / "x.duckdb").exists()
 
 

@@ -41,7 +41,8 @@ def run(
     """Simulate and return the results JSON (format aqmlab.results/1).
 
     Releases the GIL while simulating; calls progress(sim_time_s, duration_s, events) between
-    chunks; Ctrl-C raises KeyboardInterrupt. Raises SimulationError when a run cannot finish.
+    budgets of events; Ctrl-C raises KeyboardInterrupt. Raises SimulationError when a run cannot
+    finish (a guard tripped, or a panic in the core, with its message).
     """
 
 def catalog() -> str:

@@ -31,7 +31,8 @@ way, resumes instead of starting over. (The scenario's name, the file's stem unl
 ``[simulation] name`` is set, is part of the hash.) Two override sets that expand to the same scenario (``1Mbps`` and
 ``1000kbps``) are the same run. A point whose overrides do not validate has no expanded scenario;
 its runs are keyed by the hash of the base scenario's hash and the override pairs, and recorded
-as failed with the ScenarioError message.
+as failed with the ScenarioError message. When no point validates (a misspelt key in ``[set]`` or
+``[grid]``), nothing would run: ``plan`` raises a SweepError naming the key and its line instead.
 
 **Execution.** Runs go to a local process pool (default: one worker per core), run serially in
 this process (``workers=1``), or go to a Dask cluster (``dask="tcp://HOST:8786"``, a
@@ -52,6 +53,7 @@ import json
 import math
 import multiprocessing
 import os
+import re
 import sys
 import threading
 import time
@@ -81,8 +83,12 @@ MAX_SEED = 2**64 - 1
 LINE_INTERVAL_S = 10.0
 
 
-class SweepError(ValueError):
-    """A bad sweep description or option: 'SOURCE: KEY: what is wrong'."""
+class SweepError(ScenarioError):
+    """A bad sweep description or option: 'SOURCE[:LINE]: KEY: what is wrong'.
+
+    A ScenarioError (so a ValueError), as every refused input is: ``except ScenarioError``
+    catches bad sweeps as well as bad scenarios, and the CLI answers both with status 2.
+    """
 
 
 class SweepAborted(RuntimeError):
@@ -153,12 +159,25 @@ class SweepSpec:
         """Read a sweep description from a TOML file; ``base`` is relative to the file."""
         path_text = os.fspath(path)
         try:
-            data = tomllib.loads(read_scenario_text(path_text))
+            text = read_scenario_text(path_text)
+            if not text.strip() or all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
+                raise SweepError(f"{path_text}: the file is empty (a sweep needs at least base = \"SCENARIO.toml\")")
+            data = tomllib.loads(text)
+        except SweepError:
+            raise
         except ScenarioError as error:
             raise SweepError(str(error)) from None
         except tomllib.TOMLDecodeError as error:
-            raise SweepError(f"{path_text}: not valid TOML: {error}") from None
-        return cls.from_dict(data, root=Path(path_text).parent, name=Path(path_text).stem, source=path_text)
+            message = str(error)
+            found = re.search(r"\(at (?:line (\d+), column \d+|end of document)\)$", message)
+            line = (found.group(1) or len(text.splitlines())) if found else None
+            where = f"{path_text}:{line}" if line else path_text
+            message = message[: found.start()].rstrip() if found else message
+            raise SweepError(f"{where}: not valid TOML: {message}") from None
+        try:
+            return cls.from_dict(data, root=Path(path_text).parent, name=Path(path_text).stem, source=path_text)
+        except SweepError as error:
+            raise SweepError(_with_line(str(error), path_text, text)) from None
 
     @classmethod
     def from_dict(
@@ -203,6 +222,56 @@ class SweepSpec:
         combos = [dict(zip(self.grid, values)) for values in itertools.product(*self.grid.values())]
         points = self.points or ({},)
         return [{**self.overrides, **point, **combo} for point in points for combo in combos]
+
+
+def _with_line(message: str, source: str, text: str) -> str:
+    """'SOURCE: FIELD: ...' -> 'SOURCE:LINE: FIELD: ...' with the line FIELD (or its key) is on."""
+    prefix = f"{source}: "
+    if not message.startswith(prefix):
+        return message
+    rest = message[len(prefix) :]
+    field, _, detail = rest.partition(": ")
+    line = _line_of(text, field, detail)
+    return f"{source}:{line}: {rest}" if line else message
+
+
+def _line_of(text: str, field: str, detail: str) -> int | None:
+    """The line of a sweep file that FIELD names: a top-level key, a [set]/[grid] key or the
+    table, the n-th [[point]] or a key in it. ``detail`` (the rest of the message) may start with
+    the key, bare or quoted."""
+    point = re.fullmatch(r"point\[(\d+)\]", field)
+    section = "point" if point else field if field in ("set", "grid") else None
+    wanted_point = int(point.group(1)) if point else 0
+    key_match = re.match(r"'([^']*)'|([^\s:']+)", detail)
+    detail_key = next((g for g in key_match.groups() if g), None) if key_match else None
+    table: str | None = None
+    points = 0
+    header_line = None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if line.startswith("[[") and line.rstrip().endswith("]]"):
+            table = line[2:-2].strip()
+            points += table == "point"
+            if section == "point" and table == "point" and points == wanted_point:
+                header_line = number
+            continue
+        if line.startswith("["):
+            table = line[1:].split("]")[0].strip()
+            if section == table:
+                header_line = number
+            continue
+        key = re.match(r'("([^"]*)"|[A-Za-z0-9_.-]+)\s*=', line)
+        if not key:
+            continue
+        name = key.group(2) if key.group(2) is not None else key.group(1)
+        if table is None and section is None and name == field:
+            return number
+        if table is None and section is not None and name == section:
+            return number  # an inline table: set = {...}
+        in_section = table == section and (section != "point" or points == wanted_point)
+        if section is not None and in_section and name == detail_key:
+            return number
+    return header_line
 
 
 def _check_seeds(seeds: object, where: str) -> tuple[int, ...] | None:
@@ -318,17 +387,25 @@ class Plan:
 
 
 def plan(spec: SweepSpec) -> Plan:
-    """Validate the base scenario and every point (ScenarioError for a bad base; a bad point is kept as failed)."""
+    """Validate the base scenario and every point (ScenarioError for a bad base, SweepError when no point
+    validates: nothing would run; a bad point among good ones is kept, to be recorded as failed)."""
     if isinstance(spec.base, Mapping):
         base_path = "<dict>"
         try:
             base_text = tomli_w.dumps(spec.base)
         except (TypeError, ValueError) as error:
             raise ScenarioError(f"{base_path}: cannot convert to TOML: {error}") from None
+        base = _core.parse_scenario(base_text, base_path, [])
     else:
         base_path = _display_path(spec.base)
-        base_text = read_scenario_text(base_path)
-    base = _core.parse_scenario(base_text, base_path, [])
+        try:
+            base_text = read_scenario_text(base_path)
+            base = _core.parse_scenario(base_text, base_path, [])
+        except ScenarioError as error:
+            if not _is_file(spec.source):
+                raise
+            # Name the sweep file and its base line first, then the base scenario's own message.
+            raise SweepError(_located(spec, f"{spec.source}: base: {error}")) from None
     base_hash = scenario_hash(base)
     seeds = spec.seeds if spec.seeds is not None else (base.seed,)
 
@@ -343,7 +420,39 @@ def plan(spec: SweepSpec) -> Plan:
             points.append(Point(index, params, key, base.name, None, str(error)))
         else:
             points.append(Point(index, params, scenario_hash(scenario), scenario.name, scenario.to_json(), None))
+    if points and all(point.error is not None for point in points):
+        # A mistake shared by every point (a misspelt key in [set] or [grid]): nothing would run.
+        first = points[0].error or ""
+        found = re.search(r"--set ([^:]+):", first)
+        section = _section_of(spec, found.group(1)) if found else None
+        field = f"{section}: {found.group(1)}" if section and found else "point"
+        message = f"{spec.source}: {field}: no point of the sweep is a valid scenario, so nothing would run; the first: {first}"
+        raise SweepError(_located(spec, message))
     return Plan(spec.name or base.name, base_path, base_text, tuple(points), tuple(seeds))
+
+
+def _is_file(source: str) -> bool:
+    return not source.startswith("<") and os.path.isfile(source)
+
+
+def _located(spec: SweepSpec, message: str) -> str:
+    """``message`` with the line of the sweep file it is about, when the sweep came from a file."""
+    if not _is_file(spec.source):
+        return message
+    try:
+        text = Path(spec.source).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return message
+    return _with_line(message, spec.source, text)
+
+
+def _section_of(spec: SweepSpec, key: str) -> str | None:
+    """Where a sweep sets ``key``: 'set', 'grid' or 'point[N]'."""
+    if key in spec.overrides:
+        return "set"
+    if key in spec.grid:
+        return "grid"
+    return next((f"point[{i + 1}]" for i, point in enumerate(spec.points) if key in point), None)
 
 
 def _display_path(path: PathLike) -> str:
@@ -472,8 +581,15 @@ class _ProcessPool:
     def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[RunOutcome]:
         from concurrent.futures import FIRST_COMPLETED, wait
 
+        from concurrent.futures.process import BrokenProcessPool
+
+        broken = "a worker process died (killed, out of memory, crashed, or aqmlab failed to import in it)"
+
         def submit(task):
-            future = self.pool.submit(execute_run, task)
+            try:
+                future = self.pool.submit(execute_run, task)
+            except BrokenProcessPool:
+                raise SweepAborted(broken) from None
             self._pending.add(future)
             return future
 
@@ -481,15 +597,11 @@ class _ProcessPool:
             return wait(pending, return_when=FIRST_COMPLETED)
 
         def result(future) -> RunOutcome:
-            from concurrent.futures.process import BrokenProcessPool
-
             self._pending.discard(future)
             try:
                 return future.result()
             except BrokenProcessPool:
-                raise SweepAborted(
-                    "a worker process died (killed, out of memory or crashed) with runs in flight"
-                ) from None
+                raise SweepAborted(broken) from None
 
         return _windowed(submit, wait_first, result, tasks, lambda: 2 * self.workers)
 

@@ -206,7 +206,13 @@ pub fn parse_toml(text: &str, src: &Source) -> Result<Table> {
         Ok(table) => convert_table(table.get_ref(), &lines, src, ""),
         Err(e) => {
             let at = e.span().map(|s| Origin::Line(lines.line(s.start))).unwrap_or(Origin::Default);
-            let message = e.message().trim().replace('\n', " ");
+            let mut message = e.message().trim().replace('\n', " ");
+            // Name the text the parser stopped at (the key of a duplicate key), when it is short
+            // and printable.
+            let near = e.span().and_then(|s| text.get(s)).map(str::trim).unwrap_or("");
+            if !near.is_empty() && near.chars().count() <= 40 && !near.chars().any(char::is_control) {
+                message = format!("{message} (at '{near}')");
+            }
             Err(src.error(&at, "", format!("not valid TOML: {message}")))
         }
     }

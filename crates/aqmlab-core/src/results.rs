@@ -19,6 +19,8 @@ pub struct Results {
     pub sim_time_s: f64,
     pub measure_from_s: f64,
     pub events: u64,
+    /// The most events pending at once in the event queue.
+    pub peak_pending_events: u64,
     pub wall_s: f64,
     pub aqmlab_version: &'static str,
     pub flows: Vec<FlowResult>,
@@ -278,7 +280,8 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
                 mean_qdelay_s: mean(s.qdelay_ns as f64 * 1e-9, s.departures),
                 utilization: s.busy_ns as f64 / window_ns,
                 gauges: rt.gauge_avg.as_ref().map(GaugeAverage::means).unwrap_or_default(),
-                flows: per_flow.into_values().filter(|f| f.arrivals > 0).collect(),
+                // Flows with any count in the window (a packet that arrived before warmup may leave after it).
+                flows: per_flow.into_values().filter(|f| f.arrivals + f.departures + f.drops > 0).collect(),
             }
         })
         .collect();
@@ -297,6 +300,7 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
         sim_time_s: end as f64 * 1e-9,
         measure_from_s: sim.measure_from as f64 * 1e-9,
         events: sim.events,
+        peak_pending_events: sim.sched.peak_len() as u64,
         wall_s: sim.started.elapsed().as_secs_f64(),
         aqmlab_version: env!("CARGO_PKG_VERSION"),
         flows,

@@ -223,6 +223,8 @@ struct Builder<'a> {
     flow_names: HashSet<String>,
     /// Per link direction: a buffer limit given in bytes, where, and its field.
     byte_limits: Vec<Option<(u64, Origin, String)>>,
+    /// `simulation.max_packets`, which no window may exceed.
+    max_packets: u64,
 }
 
 /// The values `{i}` takes in an entry: `first..first+count-1`, or one copy without count.
@@ -296,6 +298,7 @@ impl<'a> Builder<'a> {
             link_names: HashSet::new(),
             flow_names: HashSet::new(),
             byte_limits: vec![],
+            max_packets: u64::MAX,
         }
     }
 
@@ -332,6 +335,7 @@ impl<'a> Builder<'a> {
         f.ensure(max_queue_pkts >= 1, "max_queue_pkts", "must be at least 1")?;
         let max_packets: u64 = f.or("max_packets", 10_000_000u64, "stop with an error when more packets are alive at once (queued, in transmission or on the wire)")?;
         f.ensure((1..=MAX_PACKETS_CAP).contains(&max_packets), "max_packets", format!("must be from 1 to {MAX_PACKETS_CAP}"))?;
+        self.max_packets = max_packets;
         f.finish()?;
 
         let link_entries = entries(root, "link", self.src)?;
@@ -490,6 +494,7 @@ impl<'a> Builder<'a> {
             f.ensure(stop.0 > start.0, "stop", "must be after start")?;
         }
         let params = (info.read)(&mut f)?;
+        self.check_flow_is_simulable(&f, &params)?;
         let uses_i = [&name, &src, &dst].iter().any(|s| s.contains("{i}"));
         if uses_i && count.is_none() {
             return Err(f.error("name", "uses {i} but the entry has no count"));
@@ -530,6 +535,38 @@ impl<'a> Builder<'a> {
                 fwd,
                 rev,
             });
+        }
+        Ok(())
+    }
+
+    /// Refuse flows the simulator cannot represent: a datagram source faster than one packet per
+    /// nanosecond (the clock's tick), or a window larger than the packets that may be alive at
+    /// once (a fixed window is sent at once: the run would stop at its first flight).
+    fn check_flow_is_simulable(&self, f: &Fields, params: &FlowParams) -> Result<()> {
+        let rate = match params {
+            FlowParams::Cbr(p) => Some(p.rate_bps),
+            FlowParams::Poisson(p) => Some(p.rate_bps),
+            FlowParams::OnOff(p) => Some(p.rate_bps),
+            _ => None,
+        };
+        if let Some(rate) = rate {
+            let size = params.mean_packet_size();
+            let gap_ns = size * 8.0 * crate::units::NS_PER_S as f64 / rate as f64;
+            f.ensure(gap_ns >= 1.0, "rate", format!(
+                "{rate} bps sends a {size:.0}-byte packet every {gap_ns:.3} ns, faster than the clock's 1 ns tick (at most {:.0} Gbps for these packets)",
+                size * 8.0
+            ))?;
+        }
+        let window = match params {
+            FlowParams::Tcp(p) => Some(p.common.max_window),
+            FlowParams::Telnet(p) => Some(p.common.max_window),
+            _ => None,
+        };
+        if let Some(w) = window {
+            f.ensure(w as u64 <= self.max_packets, "max_window", format!(
+                "{w} packets is more than simulation.max_packets ({}) may be alive at once",
+                self.max_packets
+            ))?;
         }
         Ok(())
     }
@@ -609,47 +646,56 @@ pub fn read_queue(src: &Source, path: &str, t: &Table, at: Origin) -> Result<Qdi
     Ok(params)
 }
 
-/// Shortest paths, one breadth-first search per destination, cached.
+/// Shortest paths: one breadth-first search per destination, cached as a next-hop table.
 #[derive(Default)]
 struct Routes {
-    /// Hop distance to a destination from every node.
-    dist: HashMap<u32, Vec<u32>>,
+    /// Per destination: for every node, the link to take next (`u32::MAX`: unreachable or there).
+    next_hop: HashMap<u32, Vec<u32>>,
 }
 
 impl Routes {
     fn path(&mut self, b: &Builder, from: u32, to: u32) -> Option<Vec<u32>> {
-        let dist = self.dist.entry(to).or_insert_with(|| {
-            // BFS on the reversed graph from `to`.
-            let n = b.nodes.len();
-            let mut into: Vec<Vec<u32>> = vec![vec![]; n];
-            for l in &b.links {
-                into[l.to as usize].push(l.from);
-            }
-            let mut dist = vec![u32::MAX; n];
-            dist[to as usize] = 0;
-            let mut queue = VecDeque::from([to]);
-            while let Some(v) = queue.pop_front() {
-                for &u in &into[v as usize] {
-                    if dist[u as usize] == u32::MAX {
-                        dist[u as usize] = dist[v as usize] + 1;
-                        queue.push_back(u);
-                    }
-                }
-            }
-            dist
-        });
-        if dist[from as usize] == u32::MAX {
-            return None;
-        }
+        let next_hop = self.next_hop.entry(to).or_insert_with(|| Self::next_hops(b, to));
         let mut path = Vec::new();
         let mut at = from;
         while at != to {
-            // The first link in file order that gets one hop closer.
-            let next = b.out_links[at as usize].iter().copied().find(|&l| dist[b.links[l as usize].to as usize] + 1 == dist[at as usize])?;
-            path.push(next);
-            at = b.links[next as usize].to;
+            let link = next_hop[at as usize];
+            if link == u32::MAX {
+                return None;
+            }
+            path.push(link);
+            at = b.links[link as usize].to;
         }
         Some(path)
+    }
+
+    /// Breadth-first search towards `to` over the reversed links, then for every node the first
+    /// link in file order that gets one hop closer: O(links) per destination.
+    fn next_hops(b: &Builder, to: u32) -> Vec<u32> {
+        let n = b.nodes.len();
+        let mut into: Vec<Vec<u32>> = vec![vec![]; n];
+        for l in &b.links {
+            into[l.to as usize].push(l.from);
+        }
+        let mut dist = vec![u32::MAX; n];
+        dist[to as usize] = 0;
+        let mut queue = VecDeque::from([to]);
+        while let Some(v) = queue.pop_front() {
+            for &u in &into[v as usize] {
+                if dist[u as usize] == u32::MAX {
+                    dist[u as usize] = dist[v as usize] + 1;
+                    queue.push_back(u);
+                }
+            }
+        }
+        (0..n)
+            .map(|u| {
+                if dist[u] == u32::MAX || dist[u] == 0 {
+                    return u32::MAX;
+                }
+                b.out_links[u].iter().copied().find(|&l| dist[b.links[l as usize].to as usize] + 1 == dist[u]).unwrap_or(u32::MAX)
+            })
+            .collect()
     }
 }
 

@@ -53,6 +53,8 @@ pub struct Scheduler {
     heap: BinaryHeap<Entry>,
     next_seq: u64,
     now: u64,
+    /// The most events ever pending at once (a measure of the queue's memory).
+    peak: usize,
 }
 
 impl Scheduler {
@@ -72,6 +74,12 @@ impl Scheduler {
         debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
         self.heap.push(Entry { time, seq: self.next_seq, event });
         self.next_seq += 1;
+        self.peak = self.peak.max(self.heap.len());
+    }
+
+    /// The most events ever pending at once.
+    pub fn peak_len(&self) -> usize {
+        self.peak
     }
 
     /// Time of the next event, if any.

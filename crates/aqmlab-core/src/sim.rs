@@ -16,6 +16,7 @@
 //! as delivered, not as sent.
 
 use crate::app::{AnyAgent, FlowIds, Outbox};
+use crate::invariants::Ledger;
 use crate::packet::{flags, Packet, PacketArena, PacketId, PacketKind};
 use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, PerReason, QdiscCtx, Verdict};
 use crate::results::{self, Results};
@@ -138,6 +139,8 @@ pub struct Simulation {
     pub(crate) measure_from: u64,
     pub(crate) end: u64,
     pub(crate) started: std::time::Instant,
+    /// Whole-run counts of every packet, for the invariants ([`crate::invariants`]).
+    pub(crate) ledger: Ledger,
 }
 
 /// Length of the overlap of [a, b) with [lo, hi).
@@ -225,6 +228,7 @@ impl Simulation {
             measure_from: sc.warmup_ns,
             end: sc.duration_ns,
             started: std::time::Instant::now(),
+            ledger: Ledger::new(sc.links.len(), sc.flows.len()),
         }
     }
 
@@ -250,20 +254,37 @@ impl Simulation {
 
     /// Handle every event before `limit` (and before the end of the run).
     pub fn run_until(&mut self, limit: u64) -> Result<(), SimError> {
+        self.run_for(limit, u64::MAX)
+    }
+
+    /// Handle the events before `limit` (and before the end of the run), at most `budget` of
+    /// them: a caller that must stay responsive (to Ctrl-C, for progress) runs in budgets, since
+    /// a stretch of simulated time can hold any number of events.
+    pub fn run_for(&mut self, limit: u64, budget: u64) -> Result<(), SimError> {
         let stop = limit.min(self.end);
         let max_events = self.sc.max_events.unwrap_or(u64::MAX);
+        let last = self.events.saturating_add(budget);
         while let Some(t) = self.sched.peek_time() {
-            if t >= stop {
+            if t >= stop || self.events >= last {
                 break;
+            }
+            // Guards stop before the event or packet that would cross them, so the state stays
+            // whole (the invariants hold, and results can still be read).
+            if self.events >= max_events {
+                let (link, flow) = self.busiest();
+                let link = link.map(|(l, n)| format!("; busiest link '{}' ({n} packets offered)", self.sc.links[l].name)).unwrap_or_default();
+                let flow = flow.map(|(f, n)| format!(", busiest flow '{}' ({n} packets sent)", self.sc.flows[f].name)).unwrap_or_default();
+                return Err(SimError(format!(
+                    "stopped at {:.3} s after {} events (simulation.max_events){link}{flow}; raise max_events if the run is meant to be this long",
+                    t as f64 * 1e-9,
+                    max_events
+                )));
             }
             let (now, ev) = self.sched.pop().expect("peeked");
             self.events += 1;
-            if self.events > max_events {
-                return Err(SimError(format!(
-                    "stopped at {:.3} s after {} events (simulation.max_events); raise it if the run is meant to be this long",
-                    now as f64 * 1e-9,
-                    max_events
-                )));
+            #[cfg(debug_assertions)]
+            if self.events % 65_536 == 0 {
+                self.assert_invariants();
             }
             match ev {
                 Event::TxDone { link, gen } => {
@@ -288,7 +309,17 @@ impl Simulation {
                 }
             }
         }
+        #[cfg(debug_assertions)]
+        self.assert_invariants();
         Ok(())
+    }
+
+    /// Panic if an invariant of [`crate::invariants`] is broken (debug builds check as they run).
+    #[track_caller]
+    pub fn assert_invariants(&self) {
+        if let Err(e) = self.check_invariants() {
+            panic!("invariant broken at {} ns after {} events: {e}", self.sched.now(), self.events);
+        }
     }
 
     /// Results of the run so far (normally called once finished).
@@ -367,6 +398,9 @@ impl Simulation {
         let packets = std::mem::take(&mut out.packets);
         out.clear();
         for mut p in packets.iter().copied() {
+            if self.pkts.live() as u64 >= self.sc.max_packets {
+                return Err(self.too_many_packets(now));
+            }
             p.sent_at = now;
             p.hop = 0;
             p.qdelay = 0;
@@ -383,6 +417,7 @@ impl Simulation {
             }
             let base = if is_sender { self.flows[flow].fwd } else { self.flows[flow].rev };
             let link = self.paths[base as usize];
+            self.ledger.flows[flow].sent(p.kind, p.size);
             let id = self.pkts.alloc(p);
             self.enqueue(now, link, id, base as usize)?;
         }
@@ -408,6 +443,7 @@ impl Simulation {
         Self::touch(l, now, lo, hi);
         let size = self.pkts[id].size;
         self.pkts[id].enq_at = now;
+        self.ledger.links[link_id as usize].offered.add(size);
         let full = l.q.inner().is_full(size);
         if measuring {
             l.stats.arrivals += 1;
@@ -419,8 +455,6 @@ impl Simulation {
         }
         let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: l.tx };
         let verdict = l.q.inner_mut().enqueue(id, &mut cx);
-        let len = l.q.inner().len();
-        l.stats.max_len = l.stats.max_len.max(len);
         match verdict {
             Verdict::Enqueued | Verdict::Marked => {
                 let h = &mut self.hops[hop_idx];
@@ -431,13 +465,30 @@ impl Simulation {
                     self.flows[self.pkts[id].flow as usize].stats.marks += 1;
                 }
             }
-            Verdict::Dropped(reason) => self.drop_packet(now, link_id, id, reason, false),
+            Verdict::Dropped(reason) => {
+                self.ledger.links[link_id as usize].queue_dropped.add(size);
+                self.drop_packet(now, link_id, id, reason, false)
+            }
         }
         self.drop_victims(now, link_id);
+        // After the victims: a victim in transmission lets the next packet start (Random Drop
+        // with in_service_candidate admits the arrival into a full queue on those terms).
+        let len = self.links[link_id as usize].q.inner().len();
+        let stats = &mut self.links[link_id as usize].stats;
+        stats.max_len = stats.max_len.max(len);
+        debug_assert!(
+            crate::invariants::within_limit(self.links[link_id as usize].q.inner()),
+            "link '{}': queue over its limit",
+            self.sc.links[link_id as usize].name
+        );
         let busy = self.links[link_id as usize].tx.is_some();
         if len as u64 > self.sc.max_queue_pkts {
+            let main = self
+                .main_flow_in_queue(link_id as usize)
+                .map(|(f, n)| format!(", {n} of them from flow '{}'", self.sc.flows[f].name))
+                .unwrap_or_default();
             return Err(SimError(format!(
-                "link '{}': queue grew past {} packets (simulation.max_queue_pkts) at {:.3} s; the offered load exceeds the link and the buffer is unbounded",
+                "link '{}': queue grew past {} packets (simulation.max_queue_pkts) at {:.3} s{main}; the offered load exceeds the link and the buffer is unbounded",
                 self.sc.links[link_id as usize].name,
                 self.sc.max_queue_pkts,
                 now as f64 * 1e-9
@@ -451,8 +502,11 @@ impl Simulation {
 
     fn drop_victims(&mut self, now: u64, link_id: u32) {
         while let Some((victim, reason)) = self.victims.pop() {
+            let size = self.pkts[victim].size;
+            let led = &mut self.ledger.links[link_id as usize];
             let l = &mut self.links[link_id as usize];
             if l.tx == Some(victim) {
+                led.aborted.add(size);
                 // Dropped in service: abort the transmission; the line is free from now.
                 l.tx = None;
                 l.tx_gen = l.tx_gen.wrapping_add(1);
@@ -460,6 +514,7 @@ impl Simulation {
                 self.drop_packet(now, link_id, victim, reason, false);
                 self.start_tx(now, link_id);
             } else {
+                led.queue_dropped.add(size);
                 self.drop_packet(now, link_id, victim, reason, true);
             }
         }
@@ -473,6 +528,7 @@ impl Simulation {
             self.hops[hi].queued -= 1;
         }
         let measuring = self.measuring(now);
+        self.ledger.flows[p.flow as usize].dropped(p.kind, p.size);
         let st = &mut self.flows[p.flow as usize].stats;
         if p.kind == PacketKind::Data {
             st.total_dropped += 1;
@@ -514,6 +570,7 @@ impl Simulation {
             h.qdelay_ns += wait;
             h.qdelay_sq_s2 += (wait as f64 * 1e-9).powi(2);
         }
+        self.ledger.links[link_id as usize].transmitted.add(size);
         let l = &mut self.links[link_id as usize];
         if measuring {
             l.stats.departures += 1;
@@ -530,9 +587,12 @@ impl Simulation {
         let l = &mut self.links[link_id as usize];
         let id = l.tx.take().expect("a transmission was in progress");
         l.stats.busy_ns += overlap(l.tx_start, now, lo, hi);
+        let size = self.pkts[id].size;
         if l.loss > 0.0 && l.rng.chance(l.loss) {
+            self.ledger.links[link_id as usize].lost.add(size);
             self.drop_packet(now, link_id, id, DropReason::LinkLoss, false);
         } else {
+            self.ledger.links[link_id as usize].propagated.add(size);
             let at = now + l.delay_ns;
             self.sched.at(at, Event::Arrive { link: link_id, pkt: id });
         }
@@ -541,6 +601,7 @@ impl Simulation {
 
     fn arrive(&mut self, now: u64, link_id: u32, id: PacketId) -> Result<(), SimError> {
         let node = self.links[link_id as usize].to;
+        self.ledger.links[link_id as usize].arrived.add(self.pkts[id].size);
         let p = &mut self.pkts[id];
         if node != p.dst {
             p.hop += 1;
@@ -552,6 +613,7 @@ impl Simulation {
         let p = *p;
         self.pkts.free(id);
         let flow = p.flow as usize;
+        self.ledger.flows[flow].delivered(p.kind, p.size);
         let agent = if p.kind == PacketKind::Data {
             let st = &mut self.flows[flow].stats;
             st.total_delivered += 1;
@@ -568,6 +630,24 @@ impl Simulation {
         };
         self.agents[agent as usize].inner_mut().on_packet(now, &p, &mut self.out);
         self.flush_outbox(now, agent)
+    }
+
+    /// The `max_packets` guard tripped: say where the packets are.
+    fn too_many_packets(&self, now: u64) -> SimError {
+        let link = self
+            .fullest_link()
+            .map(|(l, q, w)| format!("; link '{}' holds the most ({q} queued or in transmission, {w} on the wire)", self.sc.links[l].name))
+            .unwrap_or_default();
+        let in_flight = self.in_flight_by_flow();
+        let flow = (0..in_flight.len())
+            .max_by_key(|&f| (in_flight[f], std::cmp::Reverse(f)))
+            .map(|f| format!(", flow '{}' has the most data packets in flight ({})", self.sc.flows[f].name, in_flight[f]))
+            .unwrap_or_default();
+        SimError(format!(
+            "stopped at {:.3} s: more than {} packets alive at once (simulation.max_packets){link}{flow}; a window or a bandwidth-delay product this large needs more memory than it is worth",
+            now as f64 * 1e-9,
+            self.sc.max_packets
+        ))
     }
 
     fn sample(&mut self, now: u64) {

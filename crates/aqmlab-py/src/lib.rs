@@ -1,8 +1,15 @@
 //! PyO3 binding of aqmlab-core: conversion and error mapping only.
-//! The simulation runs with the GIL released, in chunks of simulated time; between chunks the
-//! binding reports progress and lets Python deliver Ctrl-C.
+//! The simulation runs with the GIL released, in budgets of events; between budgets the binding
+//! reports progress and lets Python deliver Ctrl-C, so an interrupt is answered within one
+//! budget (a fraction of a second) however dense the events are.
+//!
+//! A panic in the core (a bug: no input should cause one) becomes a SimulationError carrying the
+//! panic's message and location; it never aborts the interpreter. The panic hook installed here
+//! records the message instead of printing it (set RUST_BACKTRACE to get the usual report too).
 
+use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
 
 use aqmlab_core::{Scenario, Simulation};
 use pyo3::create_exception;
@@ -56,7 +63,39 @@ impl PyScenario {
     }
 }
 
+/// Events per budget: about 0.1 s of work at typical speeds.
+const EVENT_BUDGET: u64 = 1_000_000;
+
+thread_local! {
+    /// The message and location of the last panic on this thread, recorded by the hook.
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Record panics (message and location) for the exception instead of printing them.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let payload = info.payload();
+            let message = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            let at = info.location().map(|l| format!(" (at {}:{})", l.file(), l.line())).unwrap_or_default();
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{message}{at}")));
+            if std::env::var_os("RUST_BACKTRACE").is_some() {
+                default(info);
+            }
+        }));
+    });
+}
+
 fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(recorded) = LAST_PANIC.with(|p| p.borrow_mut().take()) {
+        return recorded;
+    }
     if let Some(s) = e.downcast_ref::<&str>() {
         s.to_string()
     } else if let Some(s) = e.downcast_ref::<String>() {
@@ -66,15 +105,20 @@ fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
+/// Run `f` without the GIL; a panic becomes a SimulationError naming `what`.
+fn guarded<T: Send>(py: Python<'_>, what: &str, f: impl FnOnce() -> T + Send) -> PyResult<T> {
+    LAST_PANIC.with(|p| p.borrow_mut().take());
+    py.detach(|| catch_unwind(AssertUnwindSafe(f)))
+        .map_err(|p| SimulationError::new_err(format!("{what}: internal error (a bug in aqmlab, please report it): {}", panic_message(p))))
+}
+
 /// Parse and validate scenario text; raises ScenarioError.
 #[pyfunction]
 #[pyo3(signature = (text, path, overrides=Vec::new()))]
 fn parse_scenario(py: Python<'_>, text: String, path: String, overrides: Vec<(String, String)>) -> PyResult<PyScenario> {
-    let parsed = py.detach(|| catch_unwind(AssertUnwindSafe(|| Scenario::parse(&text, &path, &overrides))));
-    match parsed {
-        Ok(Ok(inner)) => Ok(PyScenario { inner }),
-        Ok(Err(e)) => Err(ScenarioError::new_err(e.to_string())),
-        Err(p) => Err(SimulationError::new_err(format!("internal error while reading {path}: {}", panic_message(p)))),
+    match guarded(py, &path, || Scenario::parse(&text, &path, &overrides))? {
+        Ok(inner) => Ok(PyScenario { inner }),
+        Err(e) => Err(ScenarioError::new_err(e.to_string())),
     }
 }
 
@@ -83,28 +127,21 @@ fn parse_scenario(py: Python<'_>, text: String, path: String, overrides: Vec<(St
 #[pyo3(signature = (scenario, seed=None, progress=None))]
 fn run(py: Python<'_>, scenario: &PyScenario, seed: Option<u64>, progress: Option<Py<PyAny>>) -> PyResult<String> {
     let sc = &scenario.inner;
-    let mut sim = Simulation::new(sc, seed);
-    // Chunks of 1% of the run: progress and Ctrl-C are checked between them.
-    let chunk = (sc.duration_ns / 100).max(1);
-    let mut limit = 0u64;
+    let mut sim = guarded(py, &sc.path, || Simulation::new(sc, seed))?;
+    // Budgets of events: progress and Ctrl-C are checked between them.
     while !sim.finished() {
-        limit = limit.saturating_add(chunk);
-        let step = py.detach(|| catch_unwind(AssertUnwindSafe(|| sim.run_until(limit))));
-        match step {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(SimulationError::new_err(format!("{}: {e}", sc.path))),
-            Err(p) => return Err(SimulationError::new_err(format!("{}: internal error: {}", sc.path, panic_message(p)))),
+        if let Err(e) = guarded(py, &sc.path, || sim.run_for(u64::MAX, EVENT_BUDGET))? {
+            return Err(SimulationError::new_err(format!("{}: {e}", sc.path)));
         }
         py.check_signals()?;
         if let Some(cb) = &progress {
-            cb.call1(py, ((sim.now().max(limit.min(sc.duration_ns))) as f64 * 1e-9, sc.duration_ns as f64 * 1e-9, sim.events()))?;
+            let at = if sim.finished() { sc.duration_ns } else { sim.now() };
+            cb.call1(py, (at as f64 * 1e-9, sc.duration_ns as f64 * 1e-9, sim.events()))?;
         }
     }
-    let results = py.detach(|| catch_unwind(AssertUnwindSafe(|| serde_json::to_string(&sim.results()))));
-    match results {
-        Ok(Ok(json)) => Ok(json),
-        Ok(Err(e)) => Err(SimulationError::new_err(format!("cannot serialise results: {e}"))),
-        Err(p) => Err(SimulationError::new_err(format!("{}: internal error: {}", sc.path, panic_message(p)))),
+    match guarded(py, &sc.path, || serde_json::to_string(&sim.results()))? {
+        Ok(json) => Ok(json),
+        Err(e) => Err(SimulationError::new_err(format!("cannot serialise results: {e}"))),
     }
 }
 
@@ -119,8 +156,16 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// Test support: panic inside the core's guard, as a bug would, to show it becomes a
+/// SimulationError with the message rather than an abort or a PanicException.
+#[pyfunction]
+fn _panic_for_test(py: Python<'_>, message: String) -> PyResult<()> {
+    guarded(py, "<test>", || -> () { panic!("{message}") })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    install_panic_hook();
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add_class::<PyScenario>()?;
@@ -128,5 +173,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())
 }

@@ -41,8 +41,12 @@ first 10 s are the start-up]. Unstated choices (Vegas alpha/beta/gamma 1/3/1, no
 window, starts in [0, 1] s, P(t)'s gain 1/ZL, P_avg of eq. (6) as the running mean of the final
 drop probability) are listed at the top of each scenario file. Throughput per connection is the
 mean over the connections of a version of the bytes delivered per second; a version's loss rate
-is its packets dropped / packets sent; the estimate of the number of flows is the time average
-of 1/P(t) over the window (the core's `gauges.flows_estimate` of the bottleneck).
+is its packets dropped / packets sent; the estimate of the number of flows (`flows_estimate`) is
+1 / (time average of P(t) over the window) [UNSPEC: the paper does not say how it averages
+1/P(t)]; the time average of 1/P(t) itself (`mean_of_inverse_hit_rate`, the core's
+`gauges.flows_estimate`) is reported too, but it is dominated by the troughs of P(t): P(t) is an
+EMA of gain 1/ZL, and between two hits it decays geometrically, so 1/P(t) spikes by orders of
+magnitude whenever hits are rarer than one per ZL arrivals (small lists, many flows).
 
 The paper prints no numbers, so every row is one of its claims checked by the rule in its
 "trend" column on the means over seeds. The Reno/Vegas gap of a condition is |mean over seeds
@@ -90,22 +94,29 @@ def measure_versions(tables) -> pd.DataFrame:
                 (cond, seed, f"{version}_loss", float(v["dropped_pkts"].sum()) / sent if sent else math.nan),
             ]
         if len(tput) == 2:
-            r, v = tput["reno"], tput["vegas"]
+            reno, vegas = tput["reno"], tput["vegas"]
             rows += [
-                (cond, seed, "tput_ratio", r / v if v > 0 else math.nan),
-                (cond, seed, "log_tput_ratio", math.log(r / v) if r > 0 and v > 0 else math.nan),
+                (cond, seed, "tput_ratio", reno / vegas if vegas > 0 else math.nan),
+                (cond, seed, "log_tput_ratio", math.log(reno / vegas) if reno > 0 and vegas > 0 else math.nan),
             ]
         sent = float(run["sent_pkts"].sum())
         rows.append((cond, seed, "loss", float(run["dropped_pkts"].sum()) / sent if sent else math.nan))
+        # What 1/P(t) would read if every flow's share of the arrivals were its share of the
+        # throughput: the hit frequency is then about the sum of the squared shares.
+        shares = run["throughput_bps"].astype(float)
+        total = float(shares.sum())
+        squares = float(((shares / total) ** 2).sum()) if total > 0 else math.nan
+        rows.append((cond, seed, "effective_flows", 1.0 / squares if squares > 0 else math.nan))
         if (cond, seed) in b.index:
             link = b.loc[(cond, seed)]
-            est = float(link.get("gauges.flows_estimate", math.nan))
             p = float(link.get("gauges.hit_rate", math.nan))
+            est = 1.0 / p if p > 0 else math.nan
             n = len(run)
             rows += [
                 (cond, seed, "flows_estimate", est),
                 (cond, seed, "flows_estimate_over_actual", est / n),
-                (cond, seed, "one_over_mean_hit_rate", 1.0 / p if p > 0 else math.nan),
+                (cond, seed, "mean_of_inverse_hit_rate", float(link.get("gauges.flows_estimate", math.nan))),
+                (cond, seed, "mean_of_inverse_over_actual", float(link.get("gauges.flows_estimate", math.nan)) / n),
                 (cond, seed, "utilization", float(link["utilization"])),
             ]
     return pd.DataFrame(rows, columns=["condition", "seed", "quantity", "value"])
@@ -147,17 +158,20 @@ def _series(summary, quantity, conds):
 
 def throughput_and_loss(axes_t, axes_l, axes_r, summary, lines, ns, title=None):
     """One panel of each kind: ``lines`` = [(label prefix, color, condition of N)]."""
+    positive = []  # log scales only for panels with something to show (a failed run leaves none)
     for prefix, color, cond_of in lines:
         conds = [cond_of(n) for n in ns]
         for version, style in (("reno", "o-"), ("vegas", "s--")):
             ys, err = _series(summary, f"{version}_tput_mbps", conds)
+            positive += [y for y in ys if y > 0]
             axes_t.errorbar(ns, ys, yerr=err, fmt=style, color=color, ms=3, capsize=2, label=f"{prefix} {version.capitalize()}")
             ys, err = _series(summary, f"{version}_loss", conds)
             axes_l.errorbar(ns, ys, yerr=err, fmt=style, color=color, ms=3, capsize=2, label=f"{prefix} {version.capitalize()}")
         if axes_r is not None:
             ys = [value_of(summary, "log_tput_ratio", c) for c in conds]
             axes_r.plot(ns, [math.exp(y) if not math.isnan(y) else math.nan for y in ys], "o-", color=color, ms=3, label=prefix)
-    axes_t.set_yscale("log")
+    if positive:
+        axes_t.set_yscale("log")
     axes_t.set_ylabel("throughput per connection (Mbps)")
     axes_l.set_ylabel("packet loss rate")
     for ax in (axes_t, axes_l) + ((axes_r,) if axes_r is not None else ()):
@@ -167,7 +181,8 @@ def throughput_and_loss(axes_t, axes_l, axes_r, summary, lines, ns, title=None):
         ax.grid(alpha=0.3)
     if axes_r is not None:
         axes_r.axhline(1, color="k", lw=0.8)
-        axes_r.set_yscale("log")
+        if positive:
+            axes_r.set_yscale("log")
         axes_r.set_ylabel("Reno / Vegas throughput\n(geometric mean over seeds)")
     if title:
         axes_t.set_title(title)
@@ -191,8 +206,11 @@ class Fig2(Experiment):
 
 Fig. 2: N = 10 to 1280 TCP Reno connections (no Vegas) through SRED with B = 5000 packets
 [UNSPEC] and zombie lists of 10, 100, 1000 and 10000 entries [UNSPEC: "several sizes"; those of
-Fig. 5]. Besides the time average of 1/P(t) (`flows_estimate`), the figure shows 1/(time average
-of P(t)) (`one_over_mean_hit_rate`), which large excursions of 1/P(t) sway less."""
+Fig. 5]. The claim is checked on both readings of the estimate: 1 / (time average of P(t))
+(`flows_estimate`, first rows) and the time average of 1/P(t) (`mean_of_inverse_hit_rate`, the
+last rows). The figure also shows `effective_flows`, 1 / (sum of the squared throughput shares):
+the number of equal flows that would give the same hit frequency, which is what 1/P(t) measures
+when the flows' rates differ."""
     )
 
     def __init__(self, ns: Sequence[int] = FIG2_NS, zombies: Sequence[int] = ZOMBIES):
@@ -216,16 +234,8 @@ of P(t)) (`one_over_mean_hit_rate`), which large excursions of 1/P(t) sway less.
         ns, big = self.ns, self.ns[-1]
         refs = []
         for zl in self.zombies:
-            ratios = lambda s, zl=zl: [value_of(s, "flows_estimate_over_actual", self.label(zl, n)) for n in ns]  # noqa: E731
-            below = rule(
-                f"ZL={zl}: 1/P(t) falls below the real count as connections grow: estimate / real under 1 at "
-                f"N={big} and lower at N={big} than at N={ns[0]}",
-                lambda s, r=ratios: r(s)[-1] < 1 and r(s)[-1] < r(s)[0],
-            )
-            refs.append(
-                Reference("flows_estimate", self.label(zl, big), math.nan, "Fig. 2 (text, Sec. 2.2)", "text", trend=below,
-                          explanation=EXPLAIN["fig2_below"])
-            )
+            why = "fig2_below" if zl >= 1000 else "fig2_below_small_list"
+            refs.append(self._below("flows_estimate", "flows_estimate_over_actual", "1/(mean P(t))", zl, why))
         small, large = self.zombies[0], [z for z in self.zombies if z >= 100]
         if large and small < 100:
             under = rule(
@@ -253,7 +263,20 @@ of P(t)) (`one_over_mean_hit_rate`), which large excursions of 1/P(t) sway less.
                 Reference("flows_estimate", self.label(large[0], big), math.nan, "Sec. 4.2 text (citing Fig. 2)", "text",
                           trend=same, explanation=EXPLAIN["fig2_same"])
             )
+        for zl in self.zombies:
+            refs.append(self._below("mean_of_inverse_hit_rate", "mean_of_inverse_over_actual", "mean of 1/P(t)", zl, "fig2_below_mean_inverse"))
         return refs
+
+    def _below(self, quantity: str, ratio: str, reading: str, zl: int, why: str) -> Reference:
+        ns, big = self.ns, self.ns[-1]
+        ratios = lambda s: [value_of(s, ratio, self.label(zl, n)) for n in ns]  # noqa: E731
+        below = rule(
+            f"ZL={zl}, estimate read as {reading}: it falls below the real count as connections grow: "
+            f"estimate / real under 1 at N={big} and lower at N={big} than at N={ns[0]}",
+            lambda s: ratios(s)[-1] < 1 and ratios(s)[-1] < ratios(s)[0],
+        )
+        return Reference(quantity, self.label(zl, big), math.nan, "Fig. 2 (text, Sec. 2.2)", "text", trend=below,
+                         explanation=EXPLAIN[why])
 
     def figures(self, measured, summary, outdir):
         import matplotlib.pyplot as plt
@@ -262,12 +285,17 @@ of P(t)) (`one_over_mean_hit_rate`), which large excursions of 1/P(t) sway less.
         for k, zl in enumerate(self.zombies):
             conds = [self.label(zl, n) for n in self.ns]
             ys, err = _series(summary, "flows_estimate", conds)
-            ax.errorbar(self.ns, ys, yerr=err, fmt="o-", color=f"C{k}", ms=3, capsize=2, label=f"ZL={zl}: mean of 1/P(t)")
-            ys = [value_of(summary, "one_over_mean_hit_rate", c) for c in conds]
-            ax.plot(self.ns, ys, "x:", color=f"C{k}", ms=4, label=f"ZL={zl}: 1/mean P(t)")
+            ax.errorbar(self.ns, ys, yerr=err, fmt="o-", color=f"C{k}", ms=3, capsize=2, label=f"ZL={zl}: 1/(mean P(t))")
+            ys = [value_of(summary, "mean_of_inverse_hit_rate", c) for c in conds]
+            ax.plot(self.ns, ys, "x:", color=f"C{k}", ms=4, alpha=0.6, label=f"ZL={zl}: mean of 1/P(t)")
+        eff = [mean_of([value_of(summary, "effective_flows", self.label(zl, n)) for zl in self.zombies]) for n in self.ns]
+        ax.plot(self.ns, eff, "k--", lw=0.8, label="1 / sum of squared throughput shares")
         ax.plot(self.ns, self.ns, "k-", lw=0.8, label="estimate = real")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log", base=2)
+        ax.set_ylim(0.5, 8 * max(self.ns))
+        ticks = [2**k for k in range(0, int(math.log2(8 * max(self.ns))) + 1, 2)]
+        ax.set_yticks(ticks, [str(t) for t in ticks], fontsize=7)
         ax.set_xticks(self.ns, [str(n) for n in self.ns], fontsize=7)
         ax.set_xlabel("real number of connections (TCP Reno)")
         ax.set_ylabel("estimated number of connections")
@@ -510,22 +538,74 @@ def _increasing(values: Sequence[float]) -> bool:
     return all(not math.isnan(v) for v in values) and all(b > a for a, b in zip(values, values[1:]))
 
 
-#: Why each kind of row may differ (filled in from what the runs show; see report.md).
+#: Why each kind of row may differ: what the runs show (see the figures and measured.csv).
 EXPLAIN = {
-    "fig2_below": "claim checked on the simulated means",
+    "fig2_below": (
+        "with lists of 1000 and 10000 entries the estimate is below the real count at every N, but it falls "
+        "furthest below at the smallest N, not the largest (1/4 to 2/3 of 10 connections, 0.8-0.93 of 1280): with "
+        "10-40 Reno connections SRED hardly drops early (the factor 1/(256 P)^2 of eq. (2)), the 5000-packet "
+        "buffer fills, and the queue grows faster than the RTO of the small connections follows, so they time out "
+        "spuriously again and again while two or three connections take most of the link; 1/P(t) counts flows "
+        "weighted by their rates and reads about 1/(sum of the squared throughput shares), about 3 for 10 "
+        "connections (dashed line). The paper's small-N points must have had evener rates; its TCP timers are "
+        "not stated"
+    ),
+    "fig2_below_small_list": (
+        "with a list this small the estimate is far below the count at every N (a quarter of it or less): at "
+        "large N because the list remembers only the last few bursts of packets (see the row on lists of 100 "
+        "entries or more), at small N because the Reno connections' rates are very uneven (see the rows on 1000 "
+        "and 10000 entries); for 100 entries the two effects are about equally strong, so estimate / real does "
+        "not fall from N = 10 (0.24) to 1280 (0.26); for 10 entries it falls, as the paper says"
+    ),
+    "fig2_below_mean_inverse": (
+        "the time average of 1/P(t) is dominated by the troughs of P(t): P(t) is an EMA of gain 1/ZL, and when "
+        "hits are rarer than one per ZL arrivals (lists of 10-1000 entries against hundreds of connections) it "
+        "decays geometrically between hits, so 1/P(t) spikes to 10^4-10^11 and its average overestimates; with "
+        "10000 entries it reads close to the count at 1280 but, as 1/(mean P(t)), lowest relative to it at small N"
+    ),
     "fig2_small": "claim checked on the simulated means",
-    "fig2_same": "claim checked on the simulated means",
-    "sred_reno_ahead": "claim checked on the simulated means",
+    "fig2_same": (
+        "a list of 100 entries reads about a third of what 1000 entries read at 640-1280 connections: a zombie "
+        "lives about ZL / p_swap = 400 arrivals (70 ms of the 45 Mbps link), less than a round trip, so the list "
+        "holds the flows of the last few bursts and an arrival often finds its own flow's earlier packets (TCP "
+        "sends its window in bursts): more hits, a smaller estimate. With 1000 and 10000 entries a zombie "
+        "outlives a round trip and the two agree within about 15% from 80 connections up"
+    ),
+    "sred_reno_ahead": (
+        "Reno is far ahead under SRED at few connections (45-220 times Vegas's throughput at 5 per version), but "
+        "the lead shrinks as N grows and is gone at 80 (B = 1000), 320 (B = 5000) and 640 (B = 10000) "
+        "connections per version: each connection's share of the pipe and buffer is then a few packets, SRED "
+        "works in its p_max region (loss 5-23%), both versions live on minimal windows and timeouts, and Vegas "
+        "gets as much as Reno or more (ratio 0.7-1.0 at 640). The range of N is [UNSPEC]: up to 40 connections "
+        "per version the claim holds at every B"
+    ),
     "sred_worse_with_b": "claim checked on the simulated means",
     "zl_narrows": "claim checked on the simulated means",
-    "zl_most_many": "claim checked on the simulated means",
+    "zl_most_many": (
+        "ZL-RED's gain is concentrated at 20-80 connections per version (B = 5000: Reno/Vegas ratio 24 -> 9 at "
+        "20, 7 -> 1.8 at 40, 2.6 -> 1.6 at 80); from 160 per version on, SRED leaves little or no gap to "
+        "close (ratio 0.7-1.8, see the SRED rows) and the two disciplines give close throughputs. There the "
+        "zombie counts are almost all 0, T P(t) is far below 1, and the test F > T P(t) flags any flow with a "
+        "single hit, which picks Reno and Vegas alike"
+    ),
     "zl_little_few": "claim checked on the simulated means",
     "zl_size_little": "claim checked on the simulated means",
     "fig5_under": "claim checked on the simulated means",
     "fig5_less_loss": "claim checked on the simulated means",
     "fig5_more_unfair": "claim checked on the simulated means",
-    "fig6_fairer": "claim checked on the simulated means",
-    "fig6_loss": "claim checked on the simulated means",
+    "fig6_fairer": (
+        "in eq. (8) as printed, a only raises the bar F > a T P(t) for being judged misbehaving (eq. (5)'s "
+        "factor F / (T P(t)) and eq. (6) are unchanged), so a larger a flags fewer packets: at 20-40 connections "
+        "per version a = 4 drops less and leaves Reno further ahead (ratio 5.6 against 1.8 at 40); from 80 up "
+        "the zombie counts are almost all 0 or 1, T P(t) is below 1/4, and a = 1, 2 and 4 flag the same packets "
+        "(identical runs for a = 1, 2 and 4 at 640, and for a = 1 and 2 at 320). The paper's aim for eq. (8), a higher overall drop "
+        "rate, is the opposite of what the printed inequality does; its implementation must have applied a "
+        "otherwise (not stated), or the equation is misprinted"
+    ),
+    "fig6_loss": (
+        "see the fairness row: with eq. (8) as printed a larger a flags fewer packets, so the overall loss rate "
+        "falls slightly (20-40 connections per version) or is unchanged (80 and more)"
+    ),
 }
 
 EXPERIMENTS = [Fig2(), Fig4(), Fig5(), Fig6()]

@@ -62,6 +62,11 @@ pub const INFO: DisciplineInfo = DisciplineInfo {
     read: |f| Params::read(f).map(QdiscParams::Choke),
 };
 
+/// Most candidates drawn per arrival (and so at most half as many regions).
+pub const MAX_CANDIDATES: u32 = 1000;
+/// Largest Mloc of the back variant.
+pub const MAX_MEMORY: u32 = 1_000_000;
+
 /// Which packet(s) the arrival is compared with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -102,6 +107,7 @@ impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
         let limit = f.or("limit", Limit::Packets(100), "physical buffer: an admitted packet that does not fit is dropped (overflow)")?;
         let red = RedParams::read(f)?;
+        red.check_against_limit(f, limit)?;
         let variant = match f
             .choice(
                 "variant",
@@ -117,9 +123,12 @@ impl Params {
         };
         let candidates: u32 = f.or("candidates", 1u32, "drop candidates drawn per arrival (\"CHOKe with drop k\" has k - 1); random variant")?;
         f.ensure(candidates >= 1, "candidates", "must be at least 1")?;
+        // Every arrival draws this many: a typo's billions would stall the run.
+        f.ensure(candidates <= MAX_CANDIDATES, "candidates", format!("{candidates} is more than {MAX_CANDIDATES} draws per arrival"))?;
         let replacement: bool = f.or("replacement", true, "draw candidates with replacement (false: distinct packets)")?;
         let regions: u32 = f.or("regions", 1u32, "self-adjusting CHOKe: split [min_th, max_th] into this many regions, more candidates in higher ones (1: off; the paper's Fig. 10 is read as 3)")?;
         f.ensure(regions >= 1, "regions", "must be at least 1")?;
+        f.ensure(regions <= MAX_CANDIDATES / 2, "regions", format!("{regions} regions would draw more than {MAX_CANDIDATES} candidates per arrival"))?;
         f.ensure(regions == 1 || candidates == 1, "candidates", "is set by region_rule when regions > 1: leave it out")?;
         let region_rule = match f
             .choice(
@@ -135,6 +144,7 @@ impl Params {
         };
         f.ensure(regions == 1 || variant == Variant::Random, "regions", "applies to the random variant only")?;
         let memory: u32 = f.or("memory", 1u32, "back variant: Mloc holds the flows of this many most recently admitted packets (0 admits everything)")?;
+        f.ensure(memory <= MAX_MEMORY, "memory", format!("{memory} is more than {MAX_MEMORY} remembered packets"))?;
         let match_resets_count: bool = f.or("match_resets_count", true, "a match drop restarts RED's count of packets since the last drop")?;
         Ok(Params { limit, red, variant, candidates, replacement, regions, region_rule, memory, match_resets_count })
     }
@@ -148,7 +158,8 @@ pub fn candidates_at(p: &Params, avg: f64) -> usize {
     }
     let k = p.regions as f64;
     let x = ((avg - p.red.min_th) / (p.red.max_th - p.red.min_th)).max(0.0);
-    let i = ((x * k).floor() as usize + 1).min(p.regions as usize);
+    // In floating point until clamped: with max_th - min_th tiny, x * k overflows any integer.
+    let i = ((x * k).floor() + 1.0).min(k) as usize;
     match p.region_rule {
         RegionRule::Drops2i => 2 * i - 1,
         RegionRule::Candidates2i => 2 * i,
@@ -352,6 +363,14 @@ mod tests {
         assert!(read("variant = \"middle\"").unwrap_err().message.contains("not allowed"));
         assert!(read("regions = 3\ncandidates = 2").unwrap_err().message.contains("region_rule"));
         assert!(read("candidates = 0").is_err());
+    }
+
+    #[test]
+    fn a_tiny_threshold_gap_puts_the_average_in_the_top_region() {
+        // Found by fuzzing: with min_th 0 and max_th 1e-300 the region index overflowed (a
+        // panic with overflow checks; in release, usize::MAX candidates per arrival: a hang).
+        let p = Params { red: RedParams { min_th: 0.0, max_th: 1e-300, ..MODEL }, regions: 100, ..BASE };
+        assert_eq!([0.0, 1e-301, 5.0, f64::MAX].map(|a| candidates_at(&p, a)), [1, 21, 199, 199]);
     }
 
     #[test]

@@ -84,6 +84,18 @@ impl RedParams {
     }
 }
 
+impl RedParams {
+    /// min_th must be below a buffer given in packets: the average cannot exceed the buffer, so
+    /// a higher threshold (a typo, as 300 for 30) would leave RED a plain tail-drop queue.
+    pub fn check_against_limit(&self, f: &Fields, limit: Limit) -> Result<()> {
+        if let Limit::Packets(n) = limit {
+            let ok = self.min_th < n as f64;
+            f.ensure(ok, "min_th", format!("{} is not below the buffer limit ({n} packets): the average never reaches it, so early drop would never act", self.min_th))?;
+        }
+        Ok(())
+    }
+}
+
 /// Where the average queue length puts an arrival.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum RedZone {
@@ -301,6 +313,7 @@ impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
         let limit = f.or("limit", Limit::Packets(100), "physical buffer: an admitted packet that does not fit is dropped (overflow)")?;
         let red = RedParams::read(f)?;
+        red.check_against_limit(f, limit)?;
         let ecn = f.or("ecn", false, "mark ECN-capable packets (set CE) instead of early-dropping them; forced drops still drop")?;
         Ok(Params { limit, red, ecn })
     }

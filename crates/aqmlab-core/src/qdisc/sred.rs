@@ -79,6 +79,8 @@ impl ZombieParams {
     pub fn read(f: &mut Fields) -> Result<Self> {
         let zombies: u32 = f.or("zombies", 1000u32, "M: entries in the zombie list")?;
         f.ensure(zombies >= 1, "zombies", "must be at least 1")?;
+        // The list is allocated whole: a typo's billions would exhaust memory.
+        f.ensure(zombies <= 1_000_000, "zombies", format!("{zombies} is more than 1000000 entries"))?;
         let p_swap: Prob = f.or("p_swap", Prob(0.25), "probability that a miss overwrites the zombie drawn with the arrival's flow")?;
         let alpha: Option<f64> = f.opt("alpha", "gain of the hit frequency P(t) = (1 - alpha) P + alpha Hit (default 1/zombies)")?;
         let alpha = alpha.unwrap_or(1.0 / zombies as f64);
@@ -323,9 +325,11 @@ impl QueueDisc for Sred {
 
     fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("hit_rate", self.zl.hit_rate()));
-        // No estimate while P = 0 (the series shows a gap, not an infinity).
-        if self.zl.hit_rate() > 0.0 {
-            out.push(("flows_estimate", self.zl.flows_estimate()));
+        // No estimate while P = 0, or so close to 0 that 1/P overflows (a subnormal P, after
+        // a long run of misses with a large alpha): the series shows a gap, not an infinity.
+        let estimate = self.zl.flows_estimate();
+        if self.zl.hit_rate() > 0.0 && estimate.is_finite() {
+            out.push(("flows_estimate", estimate));
         }
     }
 }

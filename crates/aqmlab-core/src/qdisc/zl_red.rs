@@ -215,9 +215,11 @@ impl QueueDisc for ZlRed {
 
     fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("hit_rate", self.zl.hit_rate()));
-        // No estimate while P = 0 (the series shows a gap, not an infinity).
-        if self.zl.hit_rate() > 0.0 {
-            out.push(("flows_estimate", self.zl.flows_estimate()));
+        // No estimate while P = 0, or so close to 0 that 1/P overflows (a subnormal P, after
+        // a long run of misses with a large alpha): the series shows a gap, not an infinity.
+        let estimate = self.zl.flows_estimate();
+        if self.zl.hit_rate() > 0.0 && estimate.is_finite() {
+            out.push(("flows_estimate", estimate));
         }
         out.push(("p_avg", self.p_avg.value()));
     }

@@ -527,6 +527,21 @@ mod tests {
     }
 
     #[test]
+    fn duplicates_provoked_by_going_back_after_a_timeout_trigger_no_fast_retransmit() {
+        // Twenty losses in one large window: NewReno repairs one per round trip, its impatient
+        // timer (200 ms, two round trips) expires, and it goes back N, resending segments the
+        // receiver already holds. Their duplicate ACKs acknowledge exactly what was outstanding
+        // at the timeout and must not be taken for a new loss (ssthresh would collapse to 2).
+        let mut b = Bench::new(&common("cc = \"newreno\""), None, GBPS, 50 * MS);
+        b.drop = Box::new(|p, _| (200 * SEG..400 * SEG).contains(&p.seq) && p.seq % (10 * SEG) == 0 && !p.has(flags::RETX));
+        b.run_until(3000 * MS);
+        assert!(!b.timeouts.is_empty(), "the scenario needs a timeout during recovery");
+        let after: Vec<f64> = b.trace.iter().filter(|p| p.0 > b.timeouts[0]).map(|p| p.2).collect();
+        let lowest = after.iter().copied().fold(f64::INFINITY, f64::min);
+        assert!(lowest > 20.0, "ssthresh fell to {lowest} after the timeout");
+    }
+
+    #[test]
     fn coarse_ticks_put_timeouts_on_tick_boundaries() {
         let c = common("cc = \"slowstart\"\nmax_window = 8\ntick = \"500ms\"\nmin_rto = \"1s\"");
         let mut b = Bench::new(&c, None, GBPS, 50 * MS);

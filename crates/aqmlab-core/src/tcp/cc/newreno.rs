@@ -7,7 +7,7 @@
 //! window by the amount acknowledged and add back one packet, and stay in recovery. An ACK
 //! covering `recover` (a full ACK) ends recovery with the window at
 //! `min(ssthresh, max(FlightSize, 1) + 1)` (RFC 6582's first option). Duplicate ACKs are not
-//! taken as a new loss until an ACK covers `recover`.
+//! taken as a new loss until an ACK covers more than `recover`.
 //!
 //! Deviations: none intended. The retransmission timer is restarted only on the first partial
 //! ACK (RFC 6582's "impatient" variant, section 4).

@@ -122,8 +122,10 @@ pub struct LossBased<R> {
     in_recovery: bool,
     /// Highest byte sent + 1 at the last loss reaction.
     recover: u64,
-    /// Duplicate ACKs are ignored until an ACK covers `recover` (after a timeout, and after a
-    /// fast retransmit when the policy asks for it: ns-2's `bug_fix_`, RFC 6582 step 2).
+    /// Duplicate ACKs are ignored until an ACK acknowledges data beyond `recover` (after a
+    /// timeout, and after a fast retransmit when the policy asks for it): ns-2's `bug_fix_`,
+    /// RFC 6582 step 2 ("covers more than recover", recover being the highest byte sent). The
+    /// duplicates that going back provokes acknowledge exactly `recover` and are ignored.
     guard: bool,
     partial_seen: bool,
     _policy: std::marker::PhantomData<R>,
@@ -156,7 +158,7 @@ impl<R: FastRecovery> CongestionControl for LossBased<R> {
     }
 
     fn on_ack(&mut self, a: &AckInfo) -> Reaction {
-        if self.guard && a.ack >= self.recover {
+        if self.guard && a.ack > self.recover {
             self.guard = false;
         }
         if self.in_recovery {

@@ -10,8 +10,8 @@
 //! `initial_ssthresh = 5`.
 //!
 //! Deviations: going back N after a fast retransmit follows ns-2 and Fall & Floyd (4.3BSD-Tahoe
-//! itself resumed at its old snd_nxt); duplicate ACKs are ignored until the data outstanding at
-//! the fast retransmit is acknowledged, so the duplicates that going back provokes cannot
+//! itself resumed at its old snd_nxt); duplicate ACKs are ignored until an ACK goes beyond the
+//! data outstanding at the fast retransmit, so the duplicates that going back provokes cannot
 //! trigger a second one (ns-2's `bug_fix_`).
 
 pub use super::slowstart::Params;
@@ -60,8 +60,12 @@ mod tests {
         assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 8.0));
         // Duplicates provoked by going back do not trigger another.
         assert_eq!(c.on_dup_ack(&AckInfo { ack: 5000, ..dup(3) }), Reaction::NONE);
+        // Everything outstanding at the fast retransmit is acknowledged: still guarded, since
+        // duplicates of segments resent when going back acknowledge exactly this far.
         c.on_ack(&AckInfo { ack: 16000, acked: 1, ..Default::default() });
         assert_eq!(c.cwnd(), 2.0, "slow start again");
-        assert_eq!(c.on_dup_ack(&AckInfo { ack: 16000, ..dup(3) }), Reaction::GO_BACK);
+        assert_eq!(c.on_dup_ack(&AckInfo { ack: 16000, ..dup(3) }), Reaction::NONE);
+        c.on_ack(&AckInfo { ack: 17000, acked: 1, ..Default::default() });
+        assert_eq!(c.on_dup_ack(&AckInfo { ack: 17000, snd_max: 20000, ..dup(3) }), Reaction::GO_BACK);
     }
 }

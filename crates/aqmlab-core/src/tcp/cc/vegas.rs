@@ -97,7 +97,7 @@ pub struct Vegas {
     new_cwnd: f64,
     /// New ACKs still to check for an expired segment after a retransmission.
     worried: u32,
-    /// After a timeout, duplicate ACKs are ignored until an ACK covers this byte.
+    /// After a timeout, duplicate ACKs are ignored until an ACK passes this byte.
     guard: Option<u64>,
     /// Last diff computed (packets), for the trace.
     last_diff: f64,
@@ -184,7 +184,7 @@ impl CongestionControl for Vegas {
     }
 
     fn on_ack(&mut self, a: &AckInfo) -> Reaction {
-        if self.guard.is_some_and(|r| a.ack >= r) {
+        if self.guard.is_some_and(|r| a.ack > r) {
             self.guard = None;
         }
         if self.in_recovery {

@@ -1,0 +1,216 @@
+//! Random small scenarios, as TOML text, from a seed: a tree (a chain or a star at the extremes)
+//! of 2 to 7 nodes, links with random rates, delays, losses and queue disciplines (every
+//! discipline of the registry, with random valid parameters), and 1 to 6 flows of every kind
+//! (TCP under every congestion control) between random nodes. Shared by the property tests
+//! (tests/properties.rs) and the fuzz target that runs random scenarios (tests/fuzz.rs).
+
+#![allow(dead_code)]
+
+use std::fmt::Write;
+
+use aqmlab_core::rng::SimRng;
+
+/// Every discipline the generator knows; the property tests check it is the whole registry.
+pub const DISCIPLINES: &[&str] =
+    &["droptail", "random_drop", "early_random_drop", "fq", "fq_bit", "decbit", "red", "choke", "sred", "zl_red"];
+/// Every flow kind and congestion control the generator uses.
+pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
+pub const CONGESTION_CONTROLS: &[&str] = &["generic", "slowstart", "tahoe", "reno", "newreno", "vegas", "decbit"];
+
+/// What a generated scenario is made of, for checks that depend on it.
+#[derive(Clone, Debug, Default)]
+pub struct Shape {
+    /// Some queue may drop the packet in transmission (front CHOKe, Random Drop's
+    /// `in_service_candidate`): a link's departures then include packets later dropped.
+    pub aborts_in_service: bool,
+    pub warmup: bool,
+    pub disciplines: Vec<String>,
+}
+
+fn pick<'a>(rng: &mut SimRng, items: &[&'a str]) -> &'a str {
+    items[rng.below(items.len())]
+}
+
+fn int(rng: &mut SimRng, lo: u64, hi: u64) -> u64 {
+    lo + rng.below((hi - lo + 1) as usize) as u64
+}
+
+/// A buffer limit: packets (the limit in packets is returned too), bytes (at least 1600, so any
+/// packet the generator makes fits) or unbounded (`None` when `finite` is false).
+fn limit(rng: &mut SimRng, finite: bool) -> (String, Option<u64>) {
+    let r = rng.uniform();
+    if r < 0.7 {
+        let n = int(rng, 2, 60);
+        (n.to_string(), Some(n))
+    } else if r < 0.9 || finite {
+        (format!("\"{}B\"", int(rng, 1600, 40_000)), None)
+    } else {
+        ("\"unbounded\"".into(), None)
+    }
+}
+
+fn red_keys(rng: &mut SimRng, limit_pkts: Option<u64>, out: &mut String) {
+    let cap = limit_pkts.map_or(40.0, |n| n as f64);
+    let min_th = (rng.uniform() * (cap - 1.0).max(0.0)).floor();
+    let max_th = min_th + 1.0 + (rng.uniform() * 30.0).floor();
+    let _ = write!(out, ", min_th = {min_th}, max_th = {max_th}, max_p = {:.3}, w_q = {:.4}", rng.uniform(), 0.0001 + rng.uniform() * 0.2);
+    let _ = write!(out, ", wait = {}, gentle = {}", rng.chance(0.5), rng.chance(0.3));
+}
+
+/// A `queue = {...}` value for `discipline`.
+pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
+    let finite = matches!(discipline, "fq_bit" | "sred" | "zl_red");
+    let (lim, pkts) = limit(rng, finite);
+    let mut q = format!("{{ discipline = \"{discipline}\", limit = {lim}");
+    match discipline {
+        "droptail" => {}
+        "random_drop" => {
+            if pkts.is_some() && rng.chance(0.4) {
+                q += ", in_service_candidate = true";
+                shape.aborts_in_service = true;
+            }
+        }
+        "early_random_drop" => {
+            let threshold = pkts.map_or(int(rng, 0, 20), |n| int(rng, 0, n - 1));
+            let _ = write!(q, ", threshold = {threshold}, drop_prob = {:.3}", rng.uniform());
+        }
+        "fq" | "fq_bit" => {
+            let user = pick(rng, &["pair", "source", "flow"]);
+            let _ = write!(q, ", user = \"{user}\", delta = {}, pushout_ties = \"{}\"", int(rng, 0, 1500), pick(rng, &["larger_id", "random"]));
+            if user == "flow" && rng.chance(0.3) {
+                q += ", weights = [3, 1, 2]";
+            }
+            if discipline == "fq_bit" {
+                let _ = write!(q, ", alpha = {:.2}", 0.1 + rng.uniform() * 2.0);
+            }
+        }
+        "decbit" => {
+            let _ = write!(q, ", threshold = {:.2}, selective = {}, capacity_factor = {:.2}", 0.1 + rng.uniform() * 3.0, rng.chance(0.5), 0.1 + rng.uniform() * 0.9);
+        }
+        "red" => {
+            red_keys(rng, pkts, &mut q);
+            let _ = write!(q, ", ecn = {}", rng.chance(0.3));
+        }
+        "choke" => {
+            red_keys(rng, pkts, &mut q);
+            let variant = pick(rng, &["random", "random", "front", "back"]);
+            let _ = write!(q, ", variant = \"{variant}\", memory = {}, match_resets_count = {}", int(rng, 0, 5), rng.chance(0.5));
+            match variant {
+                "front" => shape.aborts_in_service = true,
+                "random" if rng.chance(0.3) => {
+                    let _ = write!(q, ", regions = {}, region_rule = \"{}\"", int(rng, 2, 4), pick(rng, &["drops_2i", "candidates_2i"]));
+                }
+                "random" => {
+                    let _ = write!(q, ", candidates = {}, replacement = {}", int(rng, 1, 4), rng.chance(0.5));
+                }
+                _ => {}
+            }
+        }
+        "sred" | "zl_red" => {
+            let _ = write!(q, ", p_max = {:.3}, zombies = {}, p_swap = {:.2}", rng.uniform(), int(rng, 1, 200), rng.uniform());
+            if discipline == "zl_red" {
+                let _ = write!(q, ", th_min = {}, a = {:.2}", int(rng, 0, 10), 0.2 + rng.uniform() * 2.0);
+            }
+        }
+        other => panic!("the generator does not know discipline '{other}'"),
+    }
+    shape.disciplines.push(discipline.to_string());
+    q + " }"
+}
+
+fn rate(rng: &mut SimRng, lo_kbps: u64, hi_kbps: u64) -> String {
+    format!("\"{}kbps\"", int(rng, lo_kbps, hi_kbps))
+}
+
+fn packet_size(rng: &mut SimRng) -> String {
+    let r = rng.uniform();
+    if r < 0.6 {
+        int(rng, 40, 1500).to_string()
+    } else if r < 0.8 {
+        let a = int(rng, 40, 1500);
+        let b = int(rng, 40, 1500);
+        format!("{{ dist = \"uniform\", min = {}, max = {} }}", a.min(b), a.max(b))
+    } else {
+        format!("{{ dist = \"exponential\", mean = {} }}", int(rng, 100, 1000))
+    }
+}
+
+/// A random scenario (TOML text) and what it is made of.
+pub fn scenario(seed: u64) -> (String, Shape) {
+    let mut rng = SimRng::from_seed(seed);
+    let mut shape = Shape::default();
+    let mut t = String::new();
+    let duration_ms = int(&mut rng, 300, 2000);
+    let warmup_ms = if rng.chance(0.3) { int(&mut rng, 0, duration_ms - 1) } else { 0 };
+    shape.warmup = warmup_ms > 0;
+    let _ = writeln!(t, "[simulation]\nduration = \"{duration_ms}ms\"\nwarmup = \"{warmup_ms}ms\"\nseed = {}", int(&mut rng, 0, 1 << 40));
+
+    // A random tree: node i hangs under a random earlier node (chain and star are special cases).
+    let nodes = int(&mut rng, 2, 7) as usize;
+    let style = rng.below(3);
+    let mut names = Vec::new();
+    for i in 0..nodes {
+        names.push(format!("n{i}"));
+        if i == 0 {
+            continue;
+        }
+        let parent = match style {
+            0 => i - 1,
+            1 => 0,
+            _ => rng.below(i),
+        };
+        let _ = writeln!(t, "\n[[link]]\nbetween = [\"n{parent}\", \"n{i}\"]\nrate = {}\ndelay = \"{}us\"", rate(&mut rng, 64, 10_000), int(&mut rng, 0, 20_000));
+        if rng.chance(0.15) {
+            let _ = writeln!(t, "loss = {:.3}", rng.uniform() * 0.05);
+        }
+        let d = pick(&mut rng, DISCIPLINES);
+        let _ = writeln!(t, "queue = {}", queue(&mut rng, d, &mut shape));
+        if rng.chance(0.3) {
+            let d = pick(&mut rng, DISCIPLINES);
+            let _ = writeln!(t, "queue_reverse = {}", queue(&mut rng, d, &mut shape));
+        }
+    }
+
+    let flows = int(&mut rng, 1, 6);
+    for f in 0..flows {
+        let src = rng.below(nodes);
+        let dst = (src + 1 + rng.below(nodes - 1)) % nodes;
+        let kind = pick(&mut rng, FLOW_KINDS);
+        let _ = writeln!(t, "\n[[flow]]\nname = \"f{f}\"\nsrc = \"{}\"\ndst = \"{}\"\nkind = \"{kind}\"", names[src], names[dst]);
+        match kind {
+            "cbr" | "poisson" => {
+                let _ = writeln!(t, "rate = {}\npacket_size = {}", rate(&mut rng, 8, 3000), packet_size(&mut rng));
+            }
+            "onoff" => {
+                let _ = writeln!(t, "rate = {}\npacket_size = {}\nmean_on = \"{}ms\"\nmean_off = \"{}ms\"", rate(&mut rng, 8, 5000), packet_size(&mut rng), int(&mut rng, 1, 300), int(&mut rng, 1, 300));
+            }
+            "tcp" | "telnet" => {
+                let cc = pick(&mut rng, CONGESTION_CONTROLS);
+                let _ = writeln!(t, "cc = \"{cc}\"\nmax_window = {}\ndelayed_ack = {}", int(&mut rng, 1, 64), rng.chance(0.3));
+                if kind == "tcp" {
+                    let _ = writeln!(t, "packet_size = {}", int(&mut rng, 100, 1500));
+                    if rng.chance(0.3) {
+                        let _ = writeln!(t, "bytes = {}", int(&mut rng, 1, 200_000));
+                    }
+                } else {
+                    let _ = writeln!(t, "mean_interval = \"{}ms\"", int(&mut rng, 1, 200));
+                }
+                if rng.chance(0.3) {
+                    let _ = writeln!(t, "min_rto = \"{}ms\"\ninitial_rto = \"{}ms\"", int(&mut rng, 1, 200), int(&mut rng, 1, 1000));
+                }
+            }
+            _ => unreachable!(),
+        }
+        let start = int(&mut rng, 0, duration_ms / 2);
+        let _ = writeln!(t, "start = \"{start}ms\"");
+        if rng.chance(0.3) {
+            let _ = writeln!(t, "start_jitter = \"{}ms\"", int(&mut rng, 0, duration_ms - start - 1));
+        } else if rng.chance(0.3) {
+            let _ = writeln!(t, "stop = \"{}ms\"", int(&mut rng, start + 1, duration_ms * 2));
+        }
+    }
+    if rng.chance(0.3) {
+        let _ = writeln!(t, "\n[trace]\ninterval = \"{}ms\"\nflows = [\"all\"]\nlinks = [\"n0->n1\"]\nqueue_by_flow = {}", int(&mut rng, 5, 200), rng.chance(0.5));
+    }
+    (t, shape)
+}
