@@ -242,6 +242,7 @@ fn fuzz_random_scenarios() {
 fn fuzz_regressions_stay_fixed() {
     let mut files = Vec::new();
     toml_files(&repo().join("tests/fuzz_regressions"), &mut files);
+    assert!(!files.is_empty(), "tests/fuzz_regressions/ is empty");
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
         if let Err(e) = exercise(&text) {

@@ -62,10 +62,10 @@ def handle(args: argparse.Namespace) -> int:
     seeds = default_seeds(1 if args.reduced else args.seeds)
     totals = {"match": 0, "same-trend": 0, "differs": 0}
     failed_runs = 0
-    for exp_id in ids:
+    for k, exp_id in enumerate(ids, 1):
         exp = EXPERIMENTS[exp_id]
         outdir = args.out / exp_id
-        print(f"{exp_id}: {exp.source}, {len(seeds)} seed(s)", file=sys.stderr)
+        print(f"[{k}/{len(ids)}] {exp_id}: {exp.source}, {len(seeds)} seed(s)", file=sys.stderr)
         outcome = run_experiment(
             exp, seeds, outdir, workers=args.workers, dask=args.dask, reduced=args.reduced, progress=not args.no_progress and None
         )
