@@ -49,7 +49,8 @@
 
 use serde::Serialize;
 
-use super::red::{Fifo, RedAction, RedCore, RedParams, RedZone};
+use super::fifo::Fifo;
+use super::red::{RedAction, RedCore, RedParams, RedZone};
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Fields, Limit, Result};
 use crate::packet::{PacketArena, PacketId};

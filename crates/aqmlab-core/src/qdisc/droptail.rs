@@ -2,10 +2,9 @@
 //! buffer is dropped. The baseline every paper compares against ("FCFS" in Demers, Keshav
 //! and Shenker 1989; "Random Drop off" in Mankin 1990).
 
-use std::collections::VecDeque;
-
 use serde::Serialize;
 
+use super::fifo::Fifo;
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Fields, Limit, Result};
 use crate::packet::PacketId;
@@ -32,39 +31,34 @@ impl Params {
 
 pub struct DropTail {
     limit: Limit,
-    queue: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
 }
 
 impl DropTail {
     pub fn new(p: &Params, _link: &LinkInfo) -> Self {
-        DropTail { limit: p.limit, queue: VecDeque::new(), bytes: 0 }
+        DropTail { limit: p.limit, fifo: Fifo::new() }
     }
 }
 
 impl QueueDisc for DropTail {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        let size = cx.pkts[pkt].size;
-        if self.limit.overflows(self.queue.len(), self.bytes, size) {
+        if self.fifo.overflows(self.limit, cx.pkts[pkt].size) {
             return Verdict::Dropped(DropReason::Overflow);
         }
-        self.bytes += size as u64;
-        self.queue.push_back(pkt);
+        self.fifo.push(pkt, cx.pkts);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
-        let pkt = self.queue.pop_front()?;
-        self.bytes -= cx.pkts[pkt].size as u64;
-        Some(pkt)
+        self.fifo.pop(cx.pkts)
     }
 
     fn len(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn limit(&self) -> Limit {

@@ -16,10 +16,9 @@
 //! - The fixed-probability draw comes before the limit check: an early drop is counted as
 //!   early even when the buffer was also full.
 
-use std::collections::VecDeque;
-
 use serde::Serialize;
 
+use super::fifo::Fifo;
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Fields, Limit, Prob, Result};
 use crate::packet::PacketId;
@@ -60,42 +59,37 @@ pub fn erd_drops(waiting: usize, threshold: u32, p: f64, rng: &mut SimRng) -> bo
 
 pub struct EarlyRandomDrop {
     p: Params,
-    queue: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
 }
 
 impl EarlyRandomDrop {
     pub fn new(p: &Params, _link: &LinkInfo) -> Self {
-        EarlyRandomDrop { p: p.clone(), queue: VecDeque::new(), bytes: 0 }
+        EarlyRandomDrop { p: p.clone(), fifo: Fifo::new() }
     }
 }
 
 impl QueueDisc for EarlyRandomDrop {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        if erd_drops(self.queue.len(), self.p.threshold, self.p.drop_prob.0, cx.rng) {
+        if erd_drops(self.fifo.len(), self.p.threshold, self.p.drop_prob.0, cx.rng) {
             return Verdict::Dropped(DropReason::Early);
         }
-        let size = cx.pkts[pkt].size;
-        if self.p.limit.overflows(self.queue.len(), self.bytes, size) {
+        if self.fifo.overflows(self.p.limit, cx.pkts[pkt].size) {
             return Verdict::Dropped(DropReason::Overflow);
         }
-        self.bytes += size as u64;
-        self.queue.push_back(pkt);
+        self.fifo.push(pkt, cx.pkts);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
-        let pkt = self.queue.pop_front()?;
-        self.bytes -= cx.pkts[pkt].size as u64;
-        Some(pkt)
+        self.fifo.pop(cx.pkts)
     }
 
     fn len(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn limit(&self) -> Limit {

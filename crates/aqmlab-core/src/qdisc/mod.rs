@@ -29,6 +29,7 @@ pub mod choke;
 mod conformance;
 pub mod decbit;
 pub mod droptail;
+pub mod fifo;
 pub mod early_random_drop;
 pub mod fq;
 pub mod fq_bit;

@@ -21,10 +21,9 @@
 //!   the queue and the arrival) until the arrival fits or is itself drawn.
 //! - Mankin's kernel used Knuth's subtractive generator; here the link's own random stream.
 
-use std::collections::VecDeque;
-
 use serde::Serialize;
 
+use super::fifo::Fifo;
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Fields, Limit, Result};
 use crate::packet::PacketId;
@@ -102,14 +101,13 @@ pub struct Counters {
 
 pub struct RandomDrop {
     p: Params,
-    queue: VecDeque<PacketId>,
-    bytes: u64,
+    fifo: Fifo,
     pub counters: Counters,
 }
 
 impl RandomDrop {
     pub fn new(p: &Params, _link: &LinkInfo) -> Self {
-        RandomDrop { p: p.clone(), queue: VecDeque::new(), bytes: 0, counters: Counters::default() }
+        RandomDrop { p: p.clone(), fifo: Fifo::new(), counters: Counters::default() }
     }
 }
 
@@ -117,11 +115,11 @@ impl QueueDisc for RandomDrop {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         let size = cx.pkts[pkt].size;
         let mut in_service = if self.p.in_service_candidate { cx.in_service } else { None };
-        while self.p.limit.overflows(self.queue.len(), self.bytes, size) {
-            let candidates = self.queue.len() + in_service.is_some() as usize + 1;
+        while self.fifo.overflows(self.p.limit, size) {
+            let candidates = self.fifo.len() + in_service.is_some() as usize + 1;
             let j = cx.rng.below(candidates);
             self.counters.draws += 1;
-            match rdcr_pick(j, self.queue.len(), in_service.is_some()) {
+            match rdcr_pick(j, self.fifo.len(), in_service.is_some()) {
                 Pick::Arrival => {
                     self.counters.arrival_drawn += 1;
                     return Verdict::Dropped(DropReason::RandomDrop);
@@ -134,29 +132,25 @@ impl QueueDisc for RandomDrop {
                     break;
                 }
                 Pick::Queued(i) => {
-                    let victim = self.queue.remove(i).expect("position within the queue");
-                    self.bytes -= cx.pkts[victim].size as u64;
+                    let victim = self.fifo.remove(i, cx.pkts).expect("position within the queue");
                     cx.victims.push((victim, DropReason::RandomDrop));
                 }
             }
         }
-        self.bytes += size as u64;
-        self.queue.push_back(pkt);
+        self.fifo.push(pkt, cx.pkts);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
-        let pkt = self.queue.pop_front()?;
-        self.bytes -= cx.pkts[pkt].size as u64;
-        Some(pkt)
+        self.fifo.pop(cx.pkts)
     }
 
     fn len(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn limit(&self) -> Limit {

@@ -37,7 +37,7 @@
 
 use serde::Serialize;
 
-use super::red::Fifo;
+use super::fifo::Fifo;
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Fields, Limit, Prob, Result};
 use crate::packet::PacketId;

@@ -28,7 +28,7 @@
 
 use serde::Serialize;
 
-use super::red::Fifo;
+use super::fifo::Fifo;
 use super::sred::{buffer_packets, require_finite_buffer, sred_p3, staircase, ZombieList, ZombieParams};
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Fields, Limit, Prob, Result};
