@@ -14,6 +14,8 @@ from pathlib import Path
 import pandas as pd
 
 from aqmlab.reproduce.base import Condition, Experiment, compare, summarise
+from aqmlab.store import Store
+from aqmlab.sweep import load_spec, plan
 
 TABLES = ("flows", "links", "link_flows")
 
@@ -62,25 +64,26 @@ def run_experiment(
     wall = 0.0
     for spec, conditions in sweep_specs(experiment, seeds, reduced):
         labels = {i: c.label for i, c in enumerate(conditions)}
-        for k, table in enumerate(TABLES):
-            # The first call runs the sweep; the others find every run stored and only read.
-            frame = aqmlab.sweep(spec, workers=workers, dask=dask, store=store, table=table, progress=progress if k == 0 else False)
-            frame["condition"] = frame["point"].map(labels)
-            failed = frame[frame["status"] != "done"]
-            if k == 0:
-                runs += frame.drop_duplicates(["point", "seed"]).shape[0]
-                wall += float(frame.drop_duplicates(["point", "seed"])["wall_s"].fillna(0).sum())
-                for _, row in failed.drop_duplicates(["point", "seed"]).iterrows():
-                    failures.append(f"{row['condition']} seed {row['seed']}: {row['error']}")
-            tables[table].append(frame[frame["status"] == "done"])
+        # Run the sweep once (resuming what the store holds); its runs table has one row per run
+        # with its status, wall time and measurement window.
+        run_rows = aqmlab.sweep(spec, workers=workers, dask=dask, store=store, table="runs", progress=progress)
+        run_rows["condition"] = run_rows["point"].map(labels)
+        done = run_rows[run_rows["status"] == "done"]
+        runs += len(run_rows)
+        wall += float(done["wall_s"].fillna(0).sum())
+        for _, row in run_rows[run_rows["status"] != "done"].iterrows():
+            failures.append(f"{row['condition']} seed {row['seed']}: {row['error']}")
         # Every table gets the run's window (sim_time_s, measure_from_s) for rates.
-        runs_frame = aqmlab.sweep(spec, workers=workers, dask=dask, store=store, table="runs", progress=False)
-        window = runs_frame[["point", "seed", "sim_time_s", "measure_from_s"]].drop_duplicates(["point", "seed"])
-        for table in TABLES:
-            last = tables[table][-1]
-            tables[table][-1] = last.drop(columns=[c for c in ("sim_time_s", "measure_from_s") if c in last]).merge(
-                window, on=["point", "seed"], how="left"
-            )
+        window = done[["point", "seed", "sim_time_s", "measure_from_s"]]
+        the_plan = plan(load_spec(spec))
+        with Store(store, read_only=True) as stored:
+            for table in TABLES:
+                frame = stored.sweep_frame(table, the_plan)
+                frame = frame[frame["status"] == "done"]
+                frame = frame.drop(columns=[c for c in ("sim_time_s", "measure_from_s") if c in frame])
+                frame = frame.merge(window, on=["point", "seed"], how="left")
+                frame["condition"] = frame["point"].map(labels)
+                tables[table].append(frame)
     merged = {t: pd.concat(frames, ignore_index=True) if frames else pd.DataFrame() for t, frames in tables.items()}
     measured = experiment.measure(merged)
     summary = summarise(measured)
