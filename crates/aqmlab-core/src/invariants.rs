@@ -86,19 +86,6 @@ impl FlowLedger {
     }
 }
 
-/// Every link's and flow's whole-run counts.
-#[derive(Clone, Debug, Default)]
-pub struct Ledger {
-    pub links: Vec<LinkLedger>,
-    pub flows: Vec<FlowLedger>,
-}
-
-impl Ledger {
-    pub fn new(links: usize, flows: usize) -> Self {
-        Ledger { links: vec![LinkLedger::default(); links], flows: vec![FlowLedger::default(); flows] }
-    }
-}
-
 /// Whether a queue holds no more than its limit.
 pub fn within_limit(q: &dyn QueueDisc) -> bool {
     match q.limit() {
@@ -113,7 +100,7 @@ impl Simulation {
     /// Cost: one pass over the packets alive, the links and the flows' paths.
     pub fn check_invariants(&self) -> Result<(), String> {
         let now = self.sched.now();
-        if let Some(t) = self.sched.peek_time() {
+        if let Some(t) = self.sched.next_time() {
             if t < now {
                 return Err(format!("an event is pending at {t} ns, before the clock ({now} ns)"));
             }
@@ -134,7 +121,8 @@ impl Simulation {
                 }
             }
         }
-        for (li, (l, led)) in self.links.iter().zip(&self.ledger.links).enumerate() {
+        for (li, l) in self.links.iter().enumerate() {
+            let led = &l.ledger;
             let q = l.q.inner();
             let queued = Count { pkts: q.len() as u64, bytes: q.bytes() };
             if led.offered != led.queue_dropped.plus(led.transmitted).plus(queued) {
@@ -186,7 +174,7 @@ impl Simulation {
         if alive != held {
             return Err(format!("{alive:?} packets alive, but queues, transmitters and wires hold {held:?}"));
         }
-        for (fi, led) in self.ledger.flows.iter().enumerate() {
+        for (fi, led) in self.flows.iter().map(|f| &f.ledger).enumerate() {
             for (kind, what) in [(PacketKind::Data, "data"), (PacketKind::Ack, "ACKs")] {
                 let i = k(kind);
                 if led.sent[i] != led.delivered[i].plus(led.dropped[i]).plus(alive_by_flow[fi][i]) {
@@ -215,7 +203,7 @@ impl Simulation {
     pub(crate) fn fullest_link(&self) -> Option<(usize, u64, u64)> {
         (0..self.links.len())
             .map(|li| {
-                let led = &self.ledger.links[li];
+                let led = &self.links[li].ledger;
                 let queued = self.links[li].q.inner().len() as u64 + self.links[li].tx.is_some() as u64;
                 (li, queued, led.propagated.pkts - led.arrived.pkts)
             })
@@ -244,13 +232,12 @@ impl Simulation {
 
     /// The link offered the most packets and the flow that sent the most, over the whole run.
     pub(crate) fn busiest(&self) -> (Option<(usize, u64)>, Option<(usize, u64)>) {
-        let link = self.ledger.links.iter().enumerate().map(|(i, l)| (i, l.offered.pkts)).max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)));
+        let link = self.links.iter().enumerate().map(|(i, l)| (i, l.ledger.offered.pkts)).max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)));
         let flow = self
-            .ledger
             .flows
             .iter()
             .enumerate()
-            .map(|(i, f)| (i, f.sent[0].pkts + f.sent[1].pkts))
+            .map(|(i, f)| (i, f.ledger.sent[0].pkts + f.ledger.sent[1].pkts))
             .max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)));
         (link, flow)
     }

@@ -16,7 +16,7 @@
 //! as delivered, not as sent.
 
 use crate::app::{AnyAgent, FlowIds, Outbox};
-use crate::invariants::Ledger;
+use crate::invariants::{FlowLedger, LinkLedger};
 use crate::packet::{flags, Packet, PacketArena, PacketId, PacketKind};
 use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, PerReason, QdiscCtx, Verdict};
 use crate::results::{self, Results};
@@ -53,7 +53,9 @@ pub struct LinkStats {
 }
 
 /// Counters of one flow at one hop of its path (over the window, but `queued`, which is now).
+/// One cache line, aligned, since each packet touches one at every hop.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(align(64))]
 pub struct HopStats {
     pub arrivals: u64,
     pub departures: u64,
@@ -110,6 +112,9 @@ pub(crate) struct LinkRt {
     pub stats: LinkStats,
     /// Time integrals of the discipline's gauges (links in `[trace] links` only).
     pub gauge_avg: Option<results::GaugeAverage>,
+    /// Whole-run counts, for the invariants ([`crate::invariants`]); kept beside the link's
+    /// other state because the same packets touch both.
+    pub ledger: LinkLedger,
 }
 
 pub(crate) struct FlowRt {
@@ -117,6 +122,8 @@ pub(crate) struct FlowRt {
     pub fwd: u32,
     pub rev: u32,
     pub stats: FlowStats,
+    /// Whole-run counts, for the invariants ([`crate::invariants`]).
+    pub ledger: FlowLedger,
 }
 
 /// One run of a scenario.
@@ -139,8 +146,6 @@ pub struct Simulation {
     pub(crate) measure_from: u64,
     pub(crate) end: u64,
     pub(crate) started: std::time::Instant,
-    /// Whole-run counts of every packet, for the invariants ([`crate::invariants`]).
-    pub(crate) ledger: Ledger,
 }
 
 /// Length of the overlap of [a, b) with [lo, hi).
@@ -176,6 +181,7 @@ impl Simulation {
                     tx_gen: 0,
                     stats: LinkStats::default(),
                     gauge_avg: sc.trace.links.contains(&(li as u32)).then(results::GaugeAverage::default),
+                    ledger: LinkLedger::default(),
                 }
             })
             .collect();
@@ -188,7 +194,7 @@ impl Simulation {
             paths.extend_from_slice(&f.fwd);
             let rev = paths.len() as u32;
             paths.extend_from_slice(&f.rev);
-            flows.push(FlowRt { fwd, rev, stats: FlowStats::default() });
+            flows.push(FlowRt { fwd, rev, stats: FlowStats::default(), ledger: FlowLedger::default() });
             let ids = FlowIds { flow: i as u32, src: f.src, dst: f.dst };
             // The start draw has its own stream, so jitter does not shift the flow's own draws.
             let mut when = f.when;
@@ -228,7 +234,6 @@ impl Simulation {
             measure_from: sc.warmup_ns,
             end: sc.duration_ns,
             started: std::time::Instant::now(),
-            ledger: Ledger::new(sc.links.len(), sc.flows.len()),
         }
     }
 
@@ -242,9 +247,15 @@ impl Simulation {
         self.events
     }
 
+    /// Packets taken by a transmitter, over every link and the whole run: the "simulated
+    /// packets" of the benchmarks (one transmission over one link).
+    pub fn transmissions(&self) -> u64 {
+        self.links.iter().map(|l| l.ledger.transmitted.pkts).sum()
+    }
+
     /// Whether the run has reached its end.
     pub fn finished(&self) -> bool {
-        self.sched.peek_time().is_none_or(|t| t >= self.end)
+        self.sched.next_time().is_none_or(|t| t >= self.end)
     }
 
     /// Run to the end.
@@ -324,7 +335,7 @@ impl Simulation {
 
     /// Results of the run so far (normally called once finished).
     pub fn results(&mut self) -> Results {
-        let end = self.sched.now().max(self.end.min(self.sched.peek_time().unwrap_or(self.end)));
+        let end = self.sched.now().max(self.end.min(self.sched.next_time().unwrap_or(self.end)));
         let end = if self.finished() { self.end } else { end };
         for l in &mut self.links {
             Self::touch(l, end, self.measure_from, self.end);
@@ -417,7 +428,7 @@ impl Simulation {
             }
             let base = if is_sender { self.flows[flow].fwd } else { self.flows[flow].rev };
             let link = self.paths[base as usize];
-            self.ledger.flows[flow].sent(p.kind, p.size);
+            self.flows[flow].ledger.sent(p.kind, p.size);
             let id = self.pkts.alloc(p);
             self.enqueue(now, link, id, base as usize)?;
         }
@@ -443,7 +454,7 @@ impl Simulation {
         Self::touch(l, now, lo, hi);
         let size = self.pkts[id].size;
         self.pkts[id].enq_at = now;
-        self.ledger.links[link_id as usize].offered.add(size);
+        l.ledger.offered.add(size);
         let full = l.q.inner().is_full(size);
         if measuring {
             l.stats.arrivals += 1;
@@ -466,7 +477,7 @@ impl Simulation {
                 }
             }
             Verdict::Dropped(reason) => {
-                self.ledger.links[link_id as usize].queue_dropped.add(size);
+                self.links[link_id as usize].ledger.queue_dropped.add(size);
                 self.drop_packet(now, link_id, id, reason, false)
             }
         }
@@ -503,10 +514,9 @@ impl Simulation {
     fn drop_victims(&mut self, now: u64, link_id: u32) {
         while let Some((victim, reason)) = self.victims.pop() {
             let size = self.pkts[victim].size;
-            let led = &mut self.ledger.links[link_id as usize];
             let l = &mut self.links[link_id as usize];
             if l.tx == Some(victim) {
-                led.aborted.add(size);
+                l.ledger.aborted.add(size);
                 // Dropped in service: abort the transmission; the line is free from now.
                 l.tx = None;
                 l.tx_gen = l.tx_gen.wrapping_add(1);
@@ -514,7 +524,7 @@ impl Simulation {
                 self.drop_packet(now, link_id, victim, reason, false);
                 self.start_tx(now, link_id);
             } else {
-                led.queue_dropped.add(size);
+                l.ledger.queue_dropped.add(size);
                 self.drop_packet(now, link_id, victim, reason, true);
             }
         }
@@ -528,7 +538,7 @@ impl Simulation {
             self.hops[hi].queued -= 1;
         }
         let measuring = self.measuring(now);
-        self.ledger.flows[p.flow as usize].dropped(p.kind, p.size);
+        self.flows[p.flow as usize].ledger.dropped(p.kind, p.size);
         let st = &mut self.flows[p.flow as usize].stats;
         if p.kind == PacketKind::Data {
             st.total_dropped += 1;
@@ -570,7 +580,7 @@ impl Simulation {
             h.qdelay_ns += wait;
             h.qdelay_sq_s2 += (wait as f64 * 1e-9).powi(2);
         }
-        self.ledger.links[link_id as usize].transmitted.add(size);
+        self.links[link_id as usize].ledger.transmitted.add(size);
         let l = &mut self.links[link_id as usize];
         if measuring {
             l.stats.departures += 1;
@@ -589,10 +599,10 @@ impl Simulation {
         l.stats.busy_ns += overlap(l.tx_start, now, lo, hi);
         let size = self.pkts[id].size;
         if l.loss > 0.0 && l.rng.chance(l.loss) {
-            self.ledger.links[link_id as usize].lost.add(size);
+            self.links[link_id as usize].ledger.lost.add(size);
             self.drop_packet(now, link_id, id, DropReason::LinkLoss, false);
         } else {
-            self.ledger.links[link_id as usize].propagated.add(size);
+            l.ledger.propagated.add(size);
             let at = now + l.delay_ns;
             self.sched.at(at, Event::Arrive { link: link_id, pkt: id });
         }
@@ -601,7 +611,7 @@ impl Simulation {
 
     fn arrive(&mut self, now: u64, link_id: u32, id: PacketId) -> Result<(), SimError> {
         let node = self.links[link_id as usize].to;
-        self.ledger.links[link_id as usize].arrived.add(self.pkts[id].size);
+        self.links[link_id as usize].ledger.arrived.add(self.pkts[id].size);
         let p = &mut self.pkts[id];
         if node != p.dst {
             p.hop += 1;
@@ -613,7 +623,7 @@ impl Simulation {
         let p = *p;
         self.pkts.free(id);
         let flow = p.flow as usize;
-        self.ledger.flows[flow].delivered(p.kind, p.size);
+        self.flows[flow].ledger.delivered(p.kind, p.size);
         let agent = if p.kind == PacketKind::Data {
             let st = &mut self.flows[flow].stats;
             st.total_delivered += 1;

@@ -1,8 +1,15 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence), so events at the same
-//! nanosecond run in the order they were scheduled and every run is deterministic.
+//! The event queue, ordered by (time, insertion sequence), so events at the same nanosecond run
+//! in the order they were scheduled and every run is deterministic.
+//!
+//! It is a radix heap ([`radix_heap`]): the simulator never schedules before its clock, and for
+//! such monotone keys a radix heap takes O(1) per push and amortised few sequential moves per
+//! pop, against a binary heap's walk through log2(n) cache lines. The difference shows at scale:
+//! every TCP flow keeps a retransmission timer pending, so with 10000 flows over 10000 events
+//! are pending at once.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+mod radix_heap;
+
+use radix_heap::RadixHeap;
 
 use crate::packet::PacketId;
 
@@ -22,35 +29,10 @@ pub enum Event {
     Sample,
 }
 
-#[derive(Debug)]
-struct Entry {
-    time: u64,
-    seq: u64,
-    event: Event,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    // BinaryHeap is a max-heap: reverse so the earliest (time, seq) is on top.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
-    }
-}
-
 /// The pending events of one simulation.
 #[derive(Debug, Default)]
 pub struct Scheduler {
-    heap: BinaryHeap<Entry>,
+    heap: RadixHeap<Event>,
     next_seq: u64,
     now: u64,
     /// The most events ever pending at once (a measure of the queue's memory).
@@ -72,7 +54,7 @@ impl Scheduler {
     #[inline]
     pub fn at(&mut self, time: u64, event: Event) {
         debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
-        self.heap.push(Entry { time, seq: self.next_seq, event });
+        self.heap.push(time, self.next_seq, event);
         self.next_seq += 1;
         self.peak = self.peak.max(self.heap.len());
     }
@@ -82,10 +64,15 @@ impl Scheduler {
         self.peak
     }
 
-    /// Time of the next event, if any.
+    /// Time of the next event, if any; prepares it to be taken.
     #[inline]
-    pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|e| e.time)
+    pub fn peek_time(&mut self) -> Option<u64> {
+        self.heap.peek_time()
+    }
+
+    /// Time of the next event, if any, for callers holding `&self` (slower: checks, reports).
+    pub fn next_time(&self) -> Option<u64> {
+        self.heap.min_time()
     }
 
     /// Take the next event and advance the clock to it.
@@ -94,7 +81,7 @@ impl Scheduler {
         let e = self.heap.pop()?;
         debug_assert!(e.time >= self.now, "time went back");
         self.now = e.time;
-        Some((e.time, e.event))
+        Some((e.time, e.item))
     }
 
     pub fn len(&self) -> usize {

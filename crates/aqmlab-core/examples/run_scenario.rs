@@ -1,0 +1,49 @@
+//! Run one scenario file from the command line, without Python: the entry point for profilers
+//! (`perf record`, `valgrind --tool=callgrind`), which then see only the engine.
+//!
+//!     cargo run --release -p aqmlab-core --example run_scenario -- FILE [KEY=VALUE ...]
+//!
+//! Prints events, simulated packets (transmissions over a link), wall time and ns per packet.
+
+use aqmlab_core::{Scenario, Simulation};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let Some(path) = args.next() else {
+        eprintln!("usage: run_scenario FILE [KEY=VALUE ...]");
+        std::process::exit(2);
+    };
+    let overrides: Vec<(String, String)> = args
+        .map(|a| match a.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => {
+                eprintln!("error: override '{a}' is not KEY=VALUE");
+                std::process::exit(2);
+            }
+        })
+        .collect();
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        eprintln!("error: {path}: {e}");
+        std::process::exit(2);
+    });
+    let sc = Scenario::parse(&text, &path, &overrides).unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(2);
+    });
+    let mut sim = Simulation::new(&sc, None);
+    let t0 = std::time::Instant::now();
+    if let Err(e) = sim.run() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    let packets: u64 = sim.transmissions();
+    println!(
+        "events {} packets {} wall {:.3} s  {:.1} ns/packet  {:.1} M events/s",
+        sim.events(),
+        packets,
+        wall,
+        wall * 1e9 / packets.max(1) as f64,
+        sim.events() as f64 / wall * 1e-6
+    );
+}
