@@ -39,23 +39,24 @@ impl Count {
     }
 }
 
-/// One link direction, whole run.
+/// One link direction, whole run (`repr(C)`: the counts every packet updates first).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct LinkLedger {
     /// Offered to the queue.
     pub offered: Count,
-    /// Dropped by the queue: refused on arrival or removed while queued.
-    pub queue_dropped: Count,
     /// Taken by the transmitter.
     pub transmitted: Count,
-    /// Dropped while being transmitted (front CHOKe's match on the packet in service).
-    pub aborted: Count,
-    /// Lost on the wire (`loss`).
-    pub lost: Count,
     /// Transmitted whole and put on the wire.
     pub propagated: Count,
     /// Reached the far end of the wire.
     pub arrived: Count,
+    /// Dropped by the queue: refused on arrival or removed while queued.
+    pub queue_dropped: Count,
+    /// Dropped while being transmitted (front CHOKe's match on the packet in service).
+    pub aborted: Count,
+    /// Lost on the wire (`loss`).
+    pub lost: Count,
 }
 
 /// One flow, whole run: data packets and ACKs apart.

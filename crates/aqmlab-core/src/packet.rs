@@ -38,8 +38,10 @@ pub struct Packet {
     pub dst: u32,
     /// Size on the wire in bytes, headers included.
     pub size: u32,
-    /// Position on the packet's path: index of the link it is on or queued at.
-    pub hop: u16,
+    /// Where the packet is: the index, in the simulation's flattened paths, of the hop (link)
+    /// it is queued at or on. Set when it is sent; kept in the packet so that moving it on
+    /// needs no look-up in its flow.
+    pub at: u32,
     pub kind: PacketKind,
     pub flags: u8,
     /// Sequence number: first byte for TCP data, packet number for datagrams.
@@ -64,7 +66,7 @@ impl Packet {
             src,
             dst,
             size,
-            hop: 0,
+            at: 0,
             kind: PacketKind::Data,
             flags: 0,
             seq: 0,

@@ -117,25 +117,40 @@ pub struct CcInfo {
     pub read: fn(&mut Fields) -> Result<CcParams>,
 }
 
+/// Declares every congestion control once, as [`crate::qdisc`] does disciplines: those under
+/// `inline` live inside the sender, those under `boxed` (Vegas's and DECbit's larger state) on
+/// the heap, so that a NewReno sender stays small when 10000 of them share the caches.
 macro_rules! congestion_controls {
-    ($( $variant:ident($module:ident :: $ty:ident) ),* $(,)?) => {
+    (
+        inline: $( $ivariant:ident($imodule:ident :: $ity:ident) ),* ;
+        boxed: $( $bvariant:ident($bmodule:ident :: $bty:ident) ),* $(,)?
+    ) => {
         /// Every congestion control, in catalogue order.
-        pub const REGISTRY: &[CcInfo] = &[ $( $module::INFO, )* ];
+        pub const REGISTRY: &[CcInfo] = &[ $( $imodule::INFO, )* $( $bmodule::INFO, )* ];
 
         /// Validated parameters of one congestion control.
         #[derive(Clone, Debug, PartialEq)]
-        pub enum CcParams { $( $variant($module::Params), )* }
+        pub enum CcParams { $( $ivariant($imodule::Params), )* $( $bvariant($bmodule::Params), )* }
 
         impl CcParams {
             pub fn name(&self) -> &'static str {
-                match self { $( CcParams::$variant(_) => $module::INFO.name, )* }
+                match self {
+                    $( CcParams::$ivariant(_) => $imodule::INFO.name, )*
+                    $( CcParams::$bvariant(_) => $bmodule::INFO.name, )*
+                }
             }
             /// Its timeout settings.
             pub fn rto(&self) -> RtoParams {
-                match self { $( CcParams::$variant(p) => p.rto, )* }
+                match self {
+                    $( CcParams::$ivariant(p) => p.rto, )*
+                    $( CcParams::$bvariant(p) => p.rto, )*
+                }
             }
             pub fn build(&self, max_window: u32) -> AnyCc {
-                match self { $( CcParams::$variant(p) => AnyCc::$variant($module::$ty::new(p, max_window)), )* }
+                match self {
+                    $( CcParams::$ivariant(p) => AnyCc::$ivariant($imodule::$ity::new(p, max_window)), )*
+                    $( CcParams::$bvariant(p) => AnyCc::$bvariant(Box::new($bmodule::$bty::new(p, max_window))), )*
+                }
             }
         }
 
@@ -147,21 +162,33 @@ macro_rules! congestion_controls {
                     #[serde(flatten)]
                     params: &'a P,
                 }
-                match self { $( CcParams::$variant(p) => Tagged { cc: self.name(), params: p }.serialize(s), )* }
+                match self {
+                    $( CcParams::$ivariant(p) => Tagged { cc: self.name(), params: p }.serialize(s), )*
+                    $( CcParams::$bvariant(p) => Tagged { cc: self.name(), params: p }.serialize(s), )*
+                }
             }
         }
 
         /// Static dispatch over every congestion control.
-        pub enum AnyCc { $( $variant($module::$ty), )* }
+        pub enum AnyCc {
+            $( $ivariant($imodule::$ity), )*
+            $( $bvariant(Box<$bmodule::$bty>), )*
+        }
 
         impl AnyCc {
             #[inline]
             pub fn inner(&self) -> &dyn CongestionControl {
-                match self { $( AnyCc::$variant(c) => c, )* }
+                match self {
+                    $( AnyCc::$ivariant(c) => c, )*
+                    $( AnyCc::$bvariant(c) => c.as_ref(), )*
+                }
             }
             #[inline]
             pub fn inner_mut(&mut self) -> &mut dyn CongestionControl {
-                match self { $( AnyCc::$variant(c) => c, )* }
+                match self {
+                    $( AnyCc::$ivariant(c) => c, )*
+                    $( AnyCc::$bvariant(c) => c.as_mut(), )*
+                }
             }
         }
     };
@@ -169,13 +196,15 @@ macro_rules! congestion_controls {
 
 // One line per congestion control; keep one algorithm per file.
 congestion_controls! {
-    Generic(generic::Generic),
-    SlowStart(slowstart::SlowStart),
-    Tahoe(tahoe::Tahoe),
-    Reno(reno::Reno),
-    NewReno(newreno::NewReno),
-    Vegas(vegas::Vegas),
-    Decbit(decbit::Decbit),
+    inline:
+        Generic(generic::Generic),
+        SlowStart(slowstart::SlowStart),
+        Tahoe(tahoe::Tahoe),
+        Reno(reno::Reno),
+        NewReno(newreno::NewReno);
+    boxed:
+        Vegas(vegas::Vegas),
+        Decbit(decbit::Decbit),
 }
 
 /// Look a congestion control up by name or alias.
