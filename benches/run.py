@@ -4,12 +4,18 @@
     python benches/run.py                 # every scenario in benches/scenarios/
     python benches/run.py udp-dumbbell    # one, by file stem
     python benches/run.py --repeat 5
+    python benches/run.py --flows 100,1000,10000   # S4 only: cost per packet against flow count
 
 An *event* is one entry taken from the event queue (a transmission ending, a packet reaching
 the end of a link, an agent's timer or start, a trace sample). A *simulated packet* is one
 transmission of a packet over one link (so a packet crossing three links counts three times).
 Times are wall-clock seconds of the whole run inside the core (building the network, the event
 loop, and assembling results), best of --repeat runs.
+
+The flows sweep (S4) runs benches/scenarios/scale.toml with its access links and TCP flows
+overridden to each count and reports the core's run time (`wall_s` of the results: the event
+loop, not reading the scenario or building the network) per simulated packet, and its ratio to
+the smallest count's: the target is at most 1.5 at 10000 flows against 100.
 """
 
 from __future__ import annotations
@@ -64,12 +70,45 @@ def bench(path: Path, repeat: int) -> dict:
     }
 
 
+def flows_sweep(counts: list[int], repeat: int) -> list[dict]:
+    """S4: ns per simulated packet of the scale scenario at each flow count (best of `repeat`,
+    the counts interleaved so that a slow spell of the machine does not fall on one count)."""
+    path = HERE / "scenarios" / "scale.toml"
+    text = path.read_text()
+    best: dict[int, tuple[float, int]] = {}
+    for _ in range(repeat):
+        for n in counts:
+            overrides = [("link.s{i}->r1.count", str(n)), ("flow.tcp{i}.count", str(n))]
+            results = json.loads(_core.run(_core.parse_scenario(text, str(path), overrides), None, None))
+            packets = sum(link["departures"] for link in results["links"])
+            ns = results["wall_s"] * 1e9 / packets
+            if n not in best or ns < best[n][0]:
+                best[n] = (ns, packets)
+    base = best[counts[0]][0]
+    return [{"flows": n, "packets": best[n][1], "ns_per_packet": best[n][0], "ratio": best[n][0] / base} for n in counts]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="scenario file stems in benches/scenarios (default: all)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per scenario; the best is kept")
     parser.add_argument("--json", action="store_true", help="print JSON rows instead of a table")
+    parser.add_argument(
+        "--flows",
+        default="100,300,1000,3000,10000",
+        help="S4 flow counts, comma-separated, or 'none' to skip the sweep (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
+    if args.repeat < 1:
+        print(f"bench: error: --repeat must be at least 1 (got {args.repeat})", file=sys.stderr)
+        return 2
+    try:
+        counts = [] if args.flows == "none" else [int(c) for c in args.flows.split(",")]
+        if any(c < 1 for c in counts):
+            raise ValueError
+    except ValueError:
+        print(f"bench: error: --flows must be positive integers separated by commas, or 'none' (got {args.flows!r})", file=sys.stderr)
+        return 2
     available = {p.stem: p for p in sorted((HERE / "scenarios").glob("*.toml"))}
     names = args.names or list(available)
     unknown = [n for n in names if n not in available]
@@ -77,8 +116,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench: error: unknown scenario(s) {', '.join(unknown)} (known: {', '.join(available)})", file=sys.stderr)
         return 2
     rows = [bench(available[n], args.repeat) for n in names]
+    sweep = flows_sweep(counts, max(args.repeat, 5)) if counts else []
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps({"scenarios": rows, "flows_sweep": sweep}, indent=2))
         return 0
     print(f"machine: {machine()}")
     print(f"{'scenario':<28}{'sim s':>8}{'events':>12}{'packets':>11}{'wall s':>9}{'Mevents/s':>11}{'Mpkts/s':>9}")
@@ -87,6 +127,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['scenario']:<28}{r['sim_s']:>8.0f}{r['events']:>12,}{r['packets']:>11,}{r['wall_s']:>9.3f}"
             f"{r['events_per_s'] / 1e6:>11.2f}{r['packets_per_s'] / 1e6:>9.2f}"
         )
+    if sweep:
+        print(f"\nS4 flows sweep (scale.toml, 20 s; event loop only, best of {max(args.repeat, 5)})")
+        print(f"{'flows':>8}{'packets':>11}{'ns/packet':>11}{'vs ' + str(sweep[0]['flows']):>9}")
+        for r in sweep:
+            print(f"{r['flows']:>8}{r['packets']:>11,}{r['ns_per_packet']:>11.1f}{r['ratio']:>8.2f}x")
     return 0
 
 

@@ -61,6 +61,7 @@ pub struct LinkLedger {
 
 /// One flow, whole run: data packets and ACKs apart.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct FlowLedger {
     pub sent: [Count; 2],
     pub delivered: [Count; 2],
