@@ -34,11 +34,13 @@ pub struct RadixHeap<T> {
     head: usize,
     last: u64,
     len: usize,
+    /// Bit i set when bucket i (i >= 1) may hold entries: finds the lowest in one instruction.
+    occupied: u128,
 }
 
 impl<T> Default for RadixHeap<T> {
     fn default() -> Self {
-        RadixHeap { buckets: std::array::from_fn(|_| Vec::new()), head: 0, last: 0, len: 0 }
+        RadixHeap { buckets: std::array::from_fn(|_| Vec::new()), head: 0, last: 0, len: 0, occupied: 0 }
     }
 }
 
@@ -62,7 +64,9 @@ impl<T: Copy> RadixHeap<T> {
         if time < self.last {
             self.refile(time);
         }
-        self.buckets[bucket(time, self.last)].push(Keyed { time, seq, item });
+        let b = bucket(time, self.last);
+        self.buckets[b].push(Keyed { time, seq, item });
+        self.occupied |= 1 << b;
         self.len += 1;
     }
 
@@ -100,18 +104,24 @@ impl<T: Copy> RadixHeap<T> {
     fn refill(&mut self) -> bool {
         self.buckets[0].clear();
         self.head = 0;
-        let Some(i) = (1..BUCKETS).find(|&i| !self.buckets[i].is_empty()) else {
+        let i = (self.occupied & !1).trailing_zeros() as usize;
+        if i >= BUCKETS {
             return false;
-        };
+        }
+        self.occupied &= !(1 << i);
         let mut moving = std::mem::take(&mut self.buckets[i]);
         self.last = moving.iter().map(|e| e.time).min().expect("non-empty");
         for e in moving.drain(..) {
             // Every entry lands in a bucket below i: it agrees with the new `last` above bit i-1.
-            self.buckets[bucket(e.time, self.last)].push(e);
+            let b = bucket(e.time, self.last);
+            self.buckets[b].push(e);
+            self.occupied |= 1 << b;
         }
         // Give the emptied vector back so its capacity is reused.
         self.buckets[i] = moving;
-        self.buckets[0].sort_unstable_by_key(|e| e.seq);
+        if self.buckets[0].len() > 1 {
+            self.buckets[0].sort_unstable_by_key(|e| e.seq);
+        }
         true
     }
 
@@ -126,9 +136,12 @@ impl<T: Copy> RadixHeap<T> {
         }
         self.head = 0;
         self.last = time;
+        self.occupied = 0;
         all.sort_unstable_by_key(|e| e.seq);
         for e in all {
-            self.buckets[bucket(e.time, time)].push(e);
+            let b = bucket(e.time, time);
+            self.buckets[b].push(e);
+            self.occupied |= 1 << b;
         }
     }
 }
