@@ -3,7 +3,7 @@
 //! Layers, bottom up:
 //! - [`units`], [`rng`]: integer time (ns), rates (bit/s), sizes (bytes); per-component
 //!   random streams derived from (seed, name);
-//! - [`sched`]: the event queue, ordered by (time, insertion sequence);
+//! - [`sched`]: the event queue (a radix heap), ordered by (time, insertion sequence);
 //! - [`packet`]: packets as small records in an arena;
 //! - [`qdisc`]: queue disciplines, one per file, behind one contract;
 //! - [`app`]: sources and sinks (datagram sources, and the TCP family in [`tcp`]);
