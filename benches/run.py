@@ -75,11 +75,11 @@ def flows_sweep(counts: list[int], repeat: int) -> list[dict]:
     the counts interleaved so that a slow spell of the machine does not fall on one count)."""
     path = HERE / "scenarios" / "scale.toml"
     text = path.read_text()
+    scenarios = {n: _core.parse_scenario(text, str(path), [("link.s{i}->r1.count", str(n)), ("flow.tcp{i}.count", str(n))]) for n in counts}
     best: dict[int, tuple[float, int]] = {}
     for _ in range(repeat):
         for n in counts:
-            overrides = [("link.s{i}->r1.count", str(n)), ("flow.tcp{i}.count", str(n))]
-            results = json.loads(_core.run(_core.parse_scenario(text, str(path), overrides), None, None))
+            results = json.loads(_core.run(scenarios[n], None, None))
             packets = sum(link["departures"] for link in results["links"])
             ns = results["wall_s"] * 1e9 / packets
             if n not in best or ns < best[n][0]:

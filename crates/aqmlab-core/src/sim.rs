@@ -17,7 +17,7 @@
 
 use crate::app::{AnyAgent, FlowIds, Outbox};
 use crate::invariants::{FlowLedger, LinkLedger};
-use crate::packet::{flags, Packet, PacketArena, PacketId, PacketKind};
+use crate::packet::{flags, PacketArena, PacketId, PacketKind};
 use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, PerReason, QdiscCtx, Verdict};
 use crate::results::{self, Results};
 use crate::rng::SimRng;
@@ -192,7 +192,8 @@ impl Simulation {
                     tx: None,
                     tx_start: 0,
                     tx_gen: 0,
-                    last_change: 0,
+                    // The queue-length integrals start at the warmup.
+                    last_change: sc.warmup_ns,
                     stats: LinkStats::default(),
                     gauge_avg: sc.trace.links.contains(&(li as u32)).then(results::GaugeAverage::default),
                     ledger: LinkLedger::default(),
@@ -227,11 +228,6 @@ impl Simulation {
         let series = results::SeriesRecorder::new(sc);
         if let Some(interval) = sc.trace.interval {
             sched.at(sc.warmup_ns.min(interval), Event::Sample);
-        }
-        let mut links = links;
-        for l in &mut links {
-            let l: &mut LinkRt = l;
-            l.last_change = sc.warmup_ns;
         }
         Simulation {
             sc: sc.clone(),
@@ -446,7 +442,7 @@ impl Simulation {
             let link = self.paths[base as usize];
             self.flows[flow].ledger.sent(p.kind, p.size);
             let id = self.pkts.alloc(p);
-            self.enqueue(now, link, id, base as usize)?;
+            self.enqueue(now, link, id)?;
         }
         // Give the vector back so its capacity is reused.
         let mut packets = packets;
@@ -455,18 +451,14 @@ impl Simulation {
         Ok(())
     }
 
-    /// Index in `paths`/`hops` of the hop packet `p` is at.
-    #[inline]
-    fn hop_index(&self, p: &Packet) -> usize {
-        p.at as usize
-    }
-
-    fn enqueue(&mut self, now: u64, link_id: u32, id: PacketId, hop_idx: usize) -> Result<(), SimError> {
+    /// Packet `id` joins the queue of `link_id`, the hop of its path it is at (`Packet::at`).
+    fn enqueue(&mut self, now: u64, link_id: u32, id: PacketId) -> Result<(), SimError> {
         let measuring = self.measuring(now);
         let (lo, hi) = (self.measure_from, self.end);
         let l = &mut self.links[link_id as usize];
         Self::touch(l, now, lo, hi);
         let size = self.pkts[id].size;
+        let hop_idx = self.pkts[id].at as usize;
         self.pkts[id].enq_at = now;
         l.ledger.offered.add(size);
         let full = l.q.inner().is_full(size);
@@ -547,7 +539,7 @@ impl Simulation {
     /// Account for and free a dropped packet; `was_queued` for victims taken from the queue.
     fn drop_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason, was_queued: bool) {
         let p = self.pkts[id];
-        let hi = self.hop_index(&p);
+        let hi = p.at as usize;
         if was_queued {
             self.hops[hi].queued -= 1;
         }
@@ -585,8 +577,7 @@ impl Simulation {
         let wait = now - p.enq_at;
         p.qdelay += wait;
         let size = p.size;
-        let p = *p;
-        let hi = self.hop_index(&p);
+        let hi = p.at as usize;
         let h = &mut self.hops[hi];
         h.queued -= 1;
         if measuring {
@@ -629,10 +620,8 @@ impl Simulation {
         let p = &mut self.pkts[id];
         if node != p.dst {
             p.at += 1;
-            let p = *p;
-            let hi = self.hop_index(&p);
-            let next = self.paths[hi];
-            return self.enqueue(now, next, id, hi);
+            let next = self.paths[p.at as usize];
+            return self.enqueue(now, next, id);
         }
         let p = *p;
         self.pkts.free(id);

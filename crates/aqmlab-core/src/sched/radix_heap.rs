@@ -84,7 +84,14 @@ impl<T: Copy> RadixHeap<T> {
         if self.head < self.buckets[0].len() {
             return Some(self.last);
         }
-        self.buckets[1..].iter().find(|b| !b.is_empty()).and_then(|b| b.iter().map(|e| e.time).min())
+        self.lowest_bucket().and_then(|i| self.buckets[i].iter().map(|e| e.time).min())
+    }
+
+    /// The lowest non-empty bucket above 0, if any.
+    #[inline]
+    fn lowest_bucket(&self) -> Option<usize> {
+        let i = (self.occupied & !1).trailing_zeros() as usize;
+        (i < BUCKETS).then_some(i)
     }
 
     /// Take the earliest entry (smallest time, then smallest seq).
@@ -104,10 +111,9 @@ impl<T: Copy> RadixHeap<T> {
     fn refill(&mut self) -> bool {
         self.buckets[0].clear();
         self.head = 0;
-        let i = (self.occupied & !1).trailing_zeros() as usize;
-        if i >= BUCKETS {
+        let Some(i) = self.lowest_bucket() else {
             return false;
-        }
+        };
         self.occupied &= !(1 << i);
         let mut moving = std::mem::take(&mut self.buckets[i]);
         self.last = moving.iter().map(|e| e.time).min().expect("non-empty");
