@@ -34,8 +34,8 @@ pub struct RadixHeap<T> {
     head: usize,
     last: u64,
     len: usize,
-    /// Bit i set when bucket i (i >= 1) may hold entries: finds the lowest in one instruction.
-    occupied: u128,
+    /// Bit i - 1 set when bucket i (i >= 1) holds entries: finds the lowest in one instruction.
+    occupied: u64,
 }
 
 impl<T> Default for RadixHeap<T> {
@@ -47,6 +47,16 @@ impl<T> Default for RadixHeap<T> {
 #[inline]
 fn bucket(time: u64, last: u64) -> usize {
     (u64::BITS - (time ^ last).leading_zeros()) as usize
+}
+
+/// Bucket `b`'s bit in `occupied` (bucket 0, read directly, has none).
+#[inline]
+fn bit(b: usize) -> u64 {
+    if b == 0 {
+        0
+    } else {
+        1 << (b - 1)
+    }
 }
 
 impl<T: Copy> RadixHeap<T> {
@@ -66,7 +76,7 @@ impl<T: Copy> RadixHeap<T> {
         }
         let b = bucket(time, self.last);
         self.buckets[b].push(Keyed { time, seq, item });
-        self.occupied |= 1 << b;
+        self.occupied |= bit(b);
         self.len += 1;
     }
 
@@ -90,8 +100,7 @@ impl<T: Copy> RadixHeap<T> {
     /// The lowest non-empty bucket above 0, if any.
     #[inline]
     fn lowest_bucket(&self) -> Option<usize> {
-        let i = (self.occupied & !1).trailing_zeros() as usize;
-        (i < BUCKETS).then_some(i)
+        (self.occupied != 0).then(|| self.occupied.trailing_zeros() as usize + 1)
     }
 
     /// Take the earliest entry (smallest time, then smallest seq).
@@ -114,20 +123,30 @@ impl<T: Copy> RadixHeap<T> {
         let Some(i) = self.lowest_bucket() else {
             return false;
         };
-        self.occupied &= !(1 << i);
-        let mut moving = std::mem::take(&mut self.buckets[i]);
-        self.last = moving.iter().map(|e| e.time).min().expect("non-empty");
-        for e in moving.drain(..) {
-            // Every entry lands in a bucket below i: it agrees with the new `last` above bit i-1.
-            let b = bucket(e.time, self.last);
-            self.buckets[b].push(e);
-            self.occupied |= 1 << b;
+        self.occupied &= !bit(i);
+        // Every entry of bucket i lands in a bucket below i: it agrees with the new `last`
+        // above bit i-1. Split borrows let the moves index both sides directly.
+        let (below, above) = self.buckets.split_at_mut(i);
+        let moving = &mut above[0];
+        if let [only] = moving[..] {
+            // The common case at low load: one entry, which becomes the next event.
+            self.last = only.time;
+            below[0].push(only);
+        } else {
+            let last = moving.iter().map(|e| e.time).min().expect("non-empty");
+            self.last = last;
+            let mut occupied = 0u64;
+            for &e in moving.iter() {
+                let b = bucket(e.time, last);
+                below[b].push(e);
+                occupied |= bit(b);
+            }
+            self.occupied |= occupied;
+            if below[0].len() > 1 {
+                below[0].sort_unstable_by_key(|e| e.seq);
+            }
         }
-        // Give the emptied vector back so its capacity is reused.
-        self.buckets[i] = moving;
-        if self.buckets[0].len() > 1 {
-            self.buckets[0].sort_unstable_by_key(|e| e.seq);
-        }
+        moving.clear();
         true
     }
 
@@ -147,7 +166,7 @@ impl<T: Copy> RadixHeap<T> {
         for e in all {
             let b = bucket(e.time, time);
             self.buckets[b].push(e);
-            self.occupied |= 1 << b;
+            self.occupied |= bit(b);
         }
     }
 }
