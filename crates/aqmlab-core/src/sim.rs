@@ -18,7 +18,7 @@
 use crate::app::{AnyAgent, FlowIds, Outbox};
 use crate::invariants::{FlowLedger, LinkLedger};
 use crate::packet::{flags, PacketArena, PacketId, PacketKind};
-use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, PerReason, QdiscCtx, Verdict};
+use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, PerReason, QdiscCtx, QueueDisc, Verdict};
 use crate::results::{self, Results};
 use crate::rng::SimRng;
 use crate::scenario::Scenario;
@@ -383,11 +383,10 @@ impl Simulation {
     fn touch(l: &mut LinkRt, now: u64, lo: u64, hi: u64) {
         let dt = overlap(l.last_change, now, lo, hi);
         if dt > 0 {
-            let q = l.q.inner();
-            l.stats.area_pkts += q.len() as u128 * dt as u128;
-            l.stats.area_bytes += q.bytes() as u128 * dt as u128;
+            l.stats.area_pkts += l.q.len() as u128 * dt as u128;
+            l.stats.area_bytes += l.q.bytes() as u128 * dt as u128;
             if let Some(g) = &mut l.gauge_avg {
-                g.add(q, dt);
+                g.add(l.q.inner(), dt);
             }
         }
         l.last_change = l.last_change.max(now);
@@ -461,7 +460,7 @@ impl Simulation {
         let hop_idx = self.pkts[id].at as usize;
         self.pkts[id].enq_at = now;
         l.ledger.offered.add(size);
-        let full = l.q.inner().is_full(size);
+        let full = l.q.is_full(size);
         if measuring {
             l.stats.arrivals += 1;
             let h = &mut self.hops[hop_idx];
@@ -471,7 +470,7 @@ impl Simulation {
             }
         }
         let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: l.tx };
-        let verdict = l.q.inner_mut().enqueue(id, &mut cx);
+        let verdict = l.q.enqueue(id, &mut cx);
         match verdict {
             Verdict::Enqueued | Verdict::Marked => {
                 let h = &mut self.hops[hop_idx];
@@ -490,7 +489,7 @@ impl Simulation {
         self.drop_victims(now, link_id);
         // After the victims: a victim in transmission lets the next packet start (Random Drop
         // with in_service_candidate admits the arrival into a full queue on those terms).
-        let len = self.links[link_id as usize].q.inner().len();
+        let len = self.links[link_id as usize].q.len();
         let stats = &mut self.links[link_id as usize].stats;
         stats.max_len = stats.max_len.max(len);
         debug_assert!(
@@ -568,7 +567,7 @@ impl Simulation {
         debug_assert!(l.tx.is_none());
         Self::touch(l, now, lo, hi);
         let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: None };
-        let next = l.q.inner_mut().dequeue(&mut cx);
+        let next = l.q.dequeue(&mut cx);
         let rate = l.rate_bps;
         self.drop_victims(now, link_id);
         let Some(id) = next else { return };

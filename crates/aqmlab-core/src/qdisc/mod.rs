@@ -246,6 +246,38 @@ macro_rules! disciplines {
                 }
             }
         }
+
+        /// The same calls without a virtual call in between, for the per-packet path: each
+        /// arm calls its discipline directly, so the small ones (DropTail's) inline.
+        impl QueueDisc for AnyQdisc {
+            #[inline]
+            fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
+                match self { $( AnyQdisc::$ivariant(q) => q.enqueue(pkt, cx), )* $( AnyQdisc::$bvariant(q) => q.enqueue(pkt, cx), )* }
+            }
+            #[inline]
+            fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
+                match self { $( AnyQdisc::$ivariant(q) => q.dequeue(cx), )* $( AnyQdisc::$bvariant(q) => q.dequeue(cx), )* }
+            }
+            #[inline]
+            fn len(&self) -> usize {
+                match self { $( AnyQdisc::$ivariant(q) => q.len(), )* $( AnyQdisc::$bvariant(q) => q.len(), )* }
+            }
+            #[inline]
+            fn bytes(&self) -> u64 {
+                match self { $( AnyQdisc::$ivariant(q) => q.bytes(), )* $( AnyQdisc::$bvariant(q) => q.bytes(), )* }
+            }
+            #[inline]
+            fn limit(&self) -> Limit {
+                match self { $( AnyQdisc::$ivariant(q) => q.limit(), )* $( AnyQdisc::$bvariant(q) => q.limit(), )* }
+            }
+            fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
+                self.inner().gauges(out)
+            }
+            #[inline]
+            fn is_full(&self, size: u32) -> bool {
+                match self { $( AnyQdisc::$ivariant(q) => q.is_full(size), )* $( AnyQdisc::$bvariant(q) => q.is_full(size), )* }
+            }
+        }
     };
 }
 
