@@ -159,6 +159,8 @@ pub struct Simulation {
     pub(crate) measure_from: u64,
     pub(crate) end: u64,
     pub(crate) started: std::time::Instant,
+    /// Wall time spent handling events (in `run_for`), apart from building and reporting.
+    pub(crate) loop_wall: std::time::Duration,
 }
 
 /// Length of the overlap of [a, b) with [lo, hi).
@@ -246,6 +248,7 @@ impl Simulation {
             measure_from: sc.warmup_ns,
             end: sc.duration_ns,
             started: std::time::Instant::now(),
+            loop_wall: std::time::Duration::ZERO,
         }
     }
 
@@ -284,6 +287,18 @@ impl Simulation {
     /// them: a caller that must stay responsive (to Ctrl-C, for progress) runs in budgets, since
     /// a stretch of simulated time can hold any number of events.
     pub fn run_for(&mut self, limit: u64, budget: u64) -> Result<(), SimError> {
+        let t0 = std::time::Instant::now();
+        let outcome = self.handle_events(limit, budget);
+        self.loop_wall += t0.elapsed();
+        outcome
+    }
+
+    /// Wall time spent in the event loop so far: what "time per simulated packet" measures.
+    pub fn loop_wall(&self) -> std::time::Duration {
+        self.loop_wall
+    }
+
+    fn handle_events(&mut self, limit: u64, budget: u64) -> Result<(), SimError> {
         let stop = limit.min(self.end);
         let max_events = self.sc.max_events.unwrap_or(u64::MAX);
         let last = self.events.saturating_add(budget);

@@ -19,7 +19,9 @@ fn parse(seed: u64) -> (Scenario, gen::Shape, String) {
 
 fn without_wall_time(r: &Results) -> serde_json::Value {
     let mut v = serde_json::to_value(r).unwrap();
-    v.as_object_mut().unwrap().remove("wall_s");
+    let obj = v.as_object_mut().unwrap();
+    obj.remove("wall_s");
+    obj.remove("loop_wall_s");
     v
 }
 
