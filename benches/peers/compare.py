@@ -393,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
 
     print(f"\nns-3 {header['ns3_version']} from the PyPI wheel; aqmlab {header['aqmlab_version']}. "
-          "wall s: aqmlab core run (build + loop + results); ns-3 Simulator::Run only.")
+          "wall s: aqmlab core run (event loop + results; the network is built before the clock starts); ns-3 Simulator::Run only.")
     if args.markdown:
         print()
         print(markdown(results, header))
