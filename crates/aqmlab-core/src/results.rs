@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::invariants::FlowLedger;
 use crate::qdisc::QueueDisc;
 use crate::scenario::Scenario;
 use crate::sim::Simulation;
@@ -210,9 +211,9 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
                 mean_app_delay_s: mean(s.app_delay_ns as f64 * 1e-9, s.app_delay_samples),
                 sd_app_delay_s: sd(s.app_delay_ns as f64 * 1e-9, s.app_delay_sq_s2, s.app_delay_samples),
                 completion_s: s.completed_at.map(|t| t as f64 * 1e-9),
-                total_sent_pkts: s.total_sent,
-                total_delivered_pkts: s.total_delivered,
-                total_dropped_pkts: s.total_dropped,
+                total_sent_pkts: FlowLedger::data(&rt.ledger.sent).pkts,
+                total_delivered_pkts: FlowLedger::data(&rt.ledger.delivered).pkts,
+                total_dropped_pkts: FlowLedger::data(&rt.ledger.dropped).pkts,
                 in_flight_pkts: in_flight[i],
             }
         })
@@ -418,7 +419,7 @@ impl SeriesRecorder {
         }
         let dt = (now - self.last_t) as f64 * 1e-9;
         for (k, (f, cols)) in self.flows.iter_mut().enumerate() {
-            let total = sim.flows[*f as usize].stats.total_delivered_bytes;
+            let total = FlowLedger::data(&sim.flows[*f as usize].ledger.delivered).bytes;
             cols.t_s.push(t);
             let bps = if dt > 0.0 { (total - self.last_bytes[k]) as f64 * 8.0 / dt } else { f64::NAN };
             cols.push("throughput_bps", bps);

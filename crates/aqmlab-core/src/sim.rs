@@ -83,12 +83,6 @@ pub struct FlowStats {
     pub delivered_bytes: u64,
     pub goodput_bytes: u64,
     pub rtt_samples: u64,
-    /// Whole-run counts of data packets, for the conservation check.
-    pub total_sent: u64,
-    pub total_delivered: u64,
-    /// Delivered bytes over the whole run (for per-interval throughput series).
-    pub total_delivered_bytes: u64,
-    pub total_dropped: u64,
     pub timeouts: u64,
     pub ack_drops: u64,
     pub marks: u64,
@@ -442,7 +436,6 @@ impl Simulation {
             p.qdelay = 0;
             if is_sender && p.kind == PacketKind::Data {
                 let st = &mut self.flows[flow].stats;
-                st.total_sent += 1;
                 if measuring {
                     st.sent_pkts += 1;
                     st.sent_bytes += p.size as u64;
@@ -560,9 +553,6 @@ impl Simulation {
         let measuring = self.measuring(now);
         self.flows[p.flow as usize].ledger.dropped(p.kind, p.size);
         let st = &mut self.flows[p.flow as usize].stats;
-        if p.kind == PacketKind::Data {
-            st.total_dropped += 1;
-        }
         if measuring {
             self.hops[hi].drops += 1;
             self.links[link_id as usize].drops.add(reason);
@@ -643,8 +633,6 @@ impl Simulation {
         self.flows[flow].ledger.delivered(p.kind, p.size);
         let agent = if p.kind == PacketKind::Data {
             let st = &mut self.flows[flow].stats;
-            st.total_delivered += 1;
-            st.total_delivered_bytes += p.size as u64;
             if now >= self.measure_from {
                 st.delivered_pkts += 1;
                 st.delivered_bytes += p.size as u64;
@@ -695,7 +683,7 @@ mod layout_tests {
     fn hot_fields_fit_in_four_cache_lines() {
         let link_hot_end = offset_of!(LinkRt, ledger) + offset_of!(LinkLedger, queue_dropped);
         assert!(link_hot_end <= 256, "link hot fields end at byte {link_hot_end}");
-        let flow_hot_end = offset_of!(FlowRt, stats) + offset_of!(FlowStats, total_dropped);
+        let flow_hot_end = offset_of!(FlowRt, stats) + offset_of!(FlowStats, rtt_samples);
         assert!(flow_hot_end <= 256, "flow hot fields end at byte {flow_hot_end}");
         assert_eq!(std::mem::size_of::<HopStats>(), 64);
     }

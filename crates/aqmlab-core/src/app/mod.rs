@@ -188,7 +188,7 @@ impl FlowParams {
             FlowParams::Telnet(p) => {
                 let keys = tcp::telnet::Keystrokes::new(p, rng);
                 (
-                    AnyAgent::TcpSender(tcp::Sender::new(&p.common, None, tcp::sender::App::Telnet(keys), ids, when)),
+                    AnyAgent::TcpSender(tcp::Sender::new(&p.common, None, tcp::sender::App::Telnet(Box::new(keys)), ids, when)),
                     AnyAgent::TcpReceiver(tcp::Receiver::new(&p.common, ids, true)),
                 )
             }

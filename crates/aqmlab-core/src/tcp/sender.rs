@@ -105,8 +105,8 @@ impl LazyTimer {
 pub enum App {
     /// As much as the window allows (up to `bytes` for a finite transfer).
     Bulk,
-    /// Keystrokes.
-    Telnet(Keystrokes),
+    /// Keystrokes (boxed: a bulk sender, the common case, should not carry their 80 bytes).
+    Telnet(Box<Keystrokes>),
 }
 
 pub struct Sender {

@@ -92,7 +92,7 @@ mod tests {
         assert_eq!((p.common.packet_size, p.common.max_window, p.common.cc.name()), (40, 5, "generic"));
         let keys = Keystrokes::new(&p, SimRng::from_seed(3));
         // 56 kbps and 10 ms each way: a keystroke takes 40 x 8 / 56000 s + 10 ms to arrive.
-        let mut b = Bench::with_app(&p.common, None, App::Telnet(keys), true, 56_000, 10 * MS);
+        let mut b = Bench::with_app(&p.common, None, App::Telnet(Box::new(keys)), true, 56_000, 10 * MS);
         b.run_until(2_000_000 * MS);
         let n = b.sent.len() as f64;
         assert!((n - 2000.0).abs() < 4.0 * 2000f64.sqrt(), "{n} keystrokes in 2000 s at 1/s");
