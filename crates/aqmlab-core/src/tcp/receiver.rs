@@ -14,7 +14,7 @@
 //! For Telnet, each keystroke's delay (its generation time rides in the data packet's `echo`)
 //! is reported when it is delivered.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use super::{timer, Common};
 use crate::app::{Agent, FlowIds, Outbox, TimerReq};
@@ -37,8 +37,10 @@ pub struct Receiver {
     /// Report application delays (Telnet).
     app_delay: bool,
     rcv_nxt: u64,
-    /// Out-of-order segments: start -> (end, generation time).
-    ooo: BTreeMap<u64, (u64, u64)>,
+    /// Out-of-order segments as (start, end, generation time), sorted by start, one per start.
+    /// A window holds at most a hundred or so, and a deque keeps its buffer between losses
+    /// where a B-tree would allocate and free a node for each episode.
+    ooo: VecDeque<(u64, u64, u64)>,
     /// In-order segments not yet acknowledged (delayed ACKs).
     pending: u32,
     pending_echo: Option<Echo>,
@@ -56,7 +58,7 @@ impl Receiver {
             delack_ns: c.delayed_ack_timeout_ns,
             app_delay,
             rcv_nxt: 0,
-            ooo: BTreeMap::new(),
+            ooo: VecDeque::new(),
             pending: 0,
             pending_echo: None,
             pending_ce: false,
@@ -114,16 +116,18 @@ impl Agent for Receiver {
         if end <= self.rcv_nxt {
             self.ack_now(Some(echo), ce, out); // a duplicate
         } else if seq > self.rcv_nxt {
-            self.ooo.entry(seq).or_insert((end, pkt.echo));
+            if let Err(i) = self.ooo.binary_search_by_key(&seq, |&(s, _, _)| s) {
+                self.ooo.insert(i, (seq, end, pkt.echo));
+            }
             self.ack_now(Some(echo), ce, out); // out of order: a duplicate ACK
         } else {
             self.deliver(now, self.rcv_nxt, end, pkt.echo, out);
             let mut filled = false;
-            while let Some((&s, &(e, ts))) = self.ooo.first_key_value() {
+            while let Some(&(s, e, ts)) = self.ooo.front() {
                 if s > self.rcv_nxt {
                     break;
                 }
-                self.ooo.pop_first();
+                self.ooo.pop_front();
                 if e > self.rcv_nxt {
                     self.deliver(now, self.rcv_nxt, e, ts, out);
                 }
