@@ -1,13 +1,16 @@
 //! Whole-run bookkeeping of every packet, and the invariants it must satisfy.
 //!
-//! The statistics in [`crate::sim`] cover the measurement window; the [`Ledger`] counts every
+//! The statistics in [`crate::sim`] cover the measurement window; the ledgers count every
 //! packet and byte over the whole run, at each place a packet can be: offered to a link's queue,
 //! dropped by it, taken by its transmitter, dropped in transmission, lost on the wire, put on
-//! the wire, arrived at the far end; and, per flow, sent, delivered and dropped. From these
-//! [`Simulation::check_invariants`] checks, at any moment between events:
+//! the wire; and, per flow, sent, delivered and dropped. What is on each wire now is read from
+//! the pending arrival events, not counted (counting arrivals would cost every packet a visit
+//! to the record of the link it leaves). From these [`Simulation::check_invariants`] checks, at
+//! any moment between events:
 //!
 //! - per link, packets and bytes: offered = dropped by the queue + transmitted + queued now;
 //! - per link: transmitted = aborted + lost on the wire + put on the wire + in transmission now;
+//! - per link: what is on the wire now (pending arrivals) was put on it, and is alive;
 //! - per flow, data and ACKs, packets and bytes: sent = delivered + dropped + alive now;
 //! - the packets alive are exactly those queued, in transmission or on a wire;
 //! - each queue holds what its per-flow counters say and no more than its limit;
@@ -49,8 +52,6 @@ pub struct LinkLedger {
     pub transmitted: Count,
     /// Transmitted whole and put on the wire.
     pub propagated: Count,
-    /// Reached the far end of the wire.
-    pub arrived: Count,
     /// Dropped by the queue: refused on arrival or removed while queued.
     pub queue_dropped: Count,
     /// Dropped while being transmitted (front CHOKe's match on the packet in service).
@@ -117,6 +118,15 @@ impl Simulation {
         }
         let name = |l: usize| &self.sc.links[l].name;
 
+        // What the wires hold, from the pending arrivals.
+        let mut on_wire = vec![Count::default(); self.links.len()];
+        for (link, pkt) in self.pending_arrivals() {
+            if !self.pkts.is_alive(pkt) {
+                return Err(format!("link '{}': a packet on the wire was freed", name(link as usize)));
+            }
+            on_wire[link as usize].add(self.pkts[pkt].size);
+        }
+
         // What the queues and transmitters hold, from the queues themselves.
         let mut held = Count::default();
         let mut per_link_queued = vec![0u64; self.links.len()];
@@ -124,7 +134,7 @@ impl Simulation {
             let rt = &self.flows[fi];
             for (base, path) in [(rt.fwd, &spec.fwd), (rt.rev, &spec.rev)] {
                 for (hop, &l) in path.iter().enumerate() {
-                    per_link_queued[l as usize] += self.hops[base as usize + hop].queued as u64;
+                    per_link_queued[l as usize] += self.hops.queued(base as usize + hop);
                 }
             }
         }
@@ -157,10 +167,10 @@ impl Simulation {
                     in_tx
                 ));
             }
-            if led.arrived.pkts > led.propagated.pkts || led.arrived.bytes > led.propagated.bytes {
-                return Err(format!("link '{}': more arrived at the far end {:?} than was put on the wire {:?}", name(li), led.arrived, led.propagated));
+            let on_wire = on_wire[li];
+            if on_wire.pkts > led.propagated.pkts || on_wire.bytes > led.propagated.bytes {
+                return Err(format!("link '{}': more on the wire {:?} than was ever put on it {:?}", name(li), on_wire, led.propagated));
             }
-            let on_wire = Count { pkts: led.propagated.pkts - led.arrived.pkts, bytes: led.propagated.bytes - led.arrived.bytes };
             held = held.plus(queued).plus(in_tx).plus(on_wire);
             if per_link_queued[li] != queued.pkts {
                 return Err(format!("link '{}': the queue holds {} packets, its per-flow counters say {}", name(li), queued.pkts, per_link_queued[li]));
@@ -199,13 +209,24 @@ impl Simulation {
         Ok(())
     }
 
+    /// The packets on a wire now, with their links: the pending arrival events.
+    fn pending_arrivals(&self) -> impl Iterator<Item = (u32, crate::packet::PacketId)> + '_ {
+        self.sched.pending().filter_map(|e| match *e {
+            crate::sched::Event::Arrive { link, pkt } => Some((link, pkt)),
+            _ => None,
+        })
+    }
+
     /// The link holding the most packets (queued, in transmission or on the wire) and how many.
     pub(crate) fn fullest_link(&self) -> Option<(usize, u64, u64)> {
+        let mut on_wire = vec![0u64; self.links.len()];
+        for (link, _) in self.pending_arrivals() {
+            on_wire[link as usize] += 1;
+        }
         (0..self.links.len())
             .map(|li| {
-                let led = &self.links[li].ledger;
                 let queued = self.links[li].q.inner().len() as u64 + self.links[li].tx.is_some() as u64;
-                (li, queued, led.propagated.pkts - led.arrived.pkts)
+                (li, queued, on_wire[li])
             })
             .max_by_key(|&(li, q, w)| (q + w, std::cmp::Reverse(li)))
     }
@@ -219,7 +240,7 @@ impl Simulation {
             for (base, path) in [(rt.fwd, &spec.fwd), (rt.rev, &spec.rev)] {
                 for (hop, &l) in path.iter().enumerate() {
                     if l as usize == link {
-                        n += self.hops[base as usize + hop].queued as u64;
+                        n += self.hops.queued(base as usize + hop);
                     }
                 }
             }

@@ -15,6 +15,7 @@
 
 pub mod app;
 pub mod conf;
+pub mod hops;
 pub mod invariants;
 pub mod packet;
 pub mod qdisc;

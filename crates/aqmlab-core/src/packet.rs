@@ -130,6 +130,11 @@ impl PacketArena {
         self.live
     }
 
+    /// Whether `id` names a packet alive now.
+    pub fn is_alive(&self, id: PacketId) -> bool {
+        self.alive.get(id.0 as usize).copied().unwrap_or(false)
+    }
+
     /// Ids of the packets alive now.
     pub fn live_ids(&self) -> impl Iterator<Item = PacketId> + '_ {
         self.alive.iter().enumerate().filter(|(_, a)| **a).map(|(i, _)| PacketId(i as u32))

@@ -240,7 +240,7 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
             let mut per_flow: BTreeMap<usize, LinkFlowResult> = BTreeMap::new();
             let mut sums: BTreeMap<usize, (u64, f64, u64)> = BTreeMap::new();
             for &(fi, hi) in &crossing[li] {
-                let h = &sim.hops[hi];
+                let h = sim.hops.window(hi, sim.measure_from == 0);
                 let e = per_flow.entry(fi).or_insert_with(|| LinkFlowResult {
                     flow: sc.flows[fi].name.clone(),
                     arrivals: 0,
@@ -413,7 +413,7 @@ impl SeriesRecorder {
             }
             if let Some(pairs) = self.occupancy.get(k) {
                 for &(fi, hi) in pairs {
-                    cols.push(&format!("queued:{}", sim.sc.flows[fi].name), sim.hops[hi].queued as f64);
+                    cols.push(&format!("queued:{}", sim.sc.flows[fi].name), sim.hops.queued(hi) as f64);
                 }
             }
         }

@@ -16,6 +16,7 @@
 //! as delivered, not as sent.
 
 use crate::app::{AnyAgent, FlowIds, Outbox};
+use crate::hops::HopCounters;
 use crate::invariants::{FlowLedger, LinkLedger};
 use crate::packet::{flags, PacketArena, PacketId, PacketKind};
 use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, PerReason, QdiscCtx, QueueDisc, Verdict};
@@ -49,23 +50,6 @@ pub struct LinkStats {
     pub departures: u64,
     pub busy_ns: u64,
     pub max_len: usize,
-}
-
-/// Counters of one flow at one hop of its path (over the window, but `queued`, which is now).
-/// One cache line, aligned, since each packet touches one at every hop.
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(align(64))]
-pub struct HopStats {
-    pub arrivals: u64,
-    pub departures: u64,
-    pub drops: u64,
-    pub marks: u64,
-    pub overflow_arrivals: u64,
-    pub qdelay_ns: u64,
-    /// Sum of squared queueing delays, s^2 (f64: ns^2 would overflow).
-    pub qdelay_sq_s2: f64,
-    /// Packets of this flow in this queue right now.
-    pub queued: u32,
 }
 
 /// Counters of one flow. In declaration order (`repr(C)`): those a packet's round trip updates
@@ -104,7 +88,6 @@ pub(crate) struct LinkRt {
     pub tx: Option<PacketId>,
     /// Generation of the current transmission; an abort bumps it so its TxDone is ignored.
     pub tx_gen: u32,
-    pub to: u32,
     /// When the queue-length integrals were last brought up to date.
     pub last_change: u64,
     pub tx_start: u64,
@@ -143,9 +126,14 @@ pub struct Simulation {
     pub(crate) flows: Vec<FlowRt>,
     /// Sender of flow f at 2f, receiver at 2f + 1.
     pub(crate) agents: Vec<AnyAgent>,
-    /// Every flow's forward then reverse path, flattened; `hops` runs parallel to it.
+    /// Every flow's forward then reverse path, flattened; `hops` and `last_hop` run parallel.
     pub(crate) paths: Vec<u32>,
-    pub(crate) hops: Vec<HopStats>,
+    /// Whether the hop ends its path (the packet has reached its destination): so an arrival
+    /// needs nothing from the record of the link it came over.
+    last_hop: Vec<bool>,
+    pub(crate) hops: HopCounters,
+    /// Whether the clock has reached the warmup (the hop counters' window has begun).
+    window_started: bool,
     pub(crate) events: u64,
     pub(crate) series: results::SeriesRecorder,
     out: Outbox,
@@ -182,7 +170,6 @@ impl Simulation {
                     rate_bps: l.rate_bps,
                     delay_ns: l.delay_ns,
                     loss: l.loss,
-                    to: l.to,
                     q: l.queue.build(&info),
                     rng: SimRng::stream(seed, &format!("link:{}", l.name)),
                     tx: None,
@@ -202,11 +189,14 @@ impl Simulation {
         let mut flows = Vec::new();
         let mut agents = Vec::new();
         let mut sched = Scheduler::new();
+        let mut last_hop = Vec::new();
         for (i, f) in sc.flows.iter().enumerate() {
             let fwd = paths.len() as u32;
-            paths.extend_from_slice(&f.fwd);
-            let rev = paths.len() as u32;
-            paths.extend_from_slice(&f.rev);
+            let rev = fwd + f.fwd.len() as u32;
+            for path in [&f.fwd, &f.rev] {
+                paths.extend_from_slice(path);
+                last_hop.extend((0..path.len()).map(|k| k + 1 == path.len()));
+            }
             flows.push(FlowRt { ledger: FlowLedger::default(), fwd, rev, stats: FlowStats::default() });
             let ids = FlowIds { flow: i as u32, src: f.src, dst: f.dst };
             // The start draw has its own stream, so jitter does not shift the flow's own draws.
@@ -220,7 +210,7 @@ impl Simulation {
             agents.push(receiver);
             sched.at(when.start, Event::Start { agent: 2 * i as u32 });
         }
-        let hops = vec![HopStats::default(); paths.len()];
+        let hops = HopCounters::new(paths.len());
         let series = results::SeriesRecorder::new(sc);
         if let Some(interval) = sc.trace.interval {
             sched.at(sc.warmup_ns.min(interval), Event::Sample);
@@ -234,7 +224,9 @@ impl Simulation {
             flows,
             agents,
             paths,
+            last_hop,
             hops,
+            window_started: sc.warmup_ns == 0,
             events: 0,
             series,
             out: Outbox::default(),
@@ -312,19 +304,25 @@ impl Simulation {
                     max_events
                 )));
             }
-            let (now, ev) = self.sched.pop().expect("peeked");
-            self.events += 1;
+            if !self.window_started && t >= self.measure_from {
+                self.hops.start_window();
+                self.window_started = true;
+            }
+            // Between events, where the invariants are defined (an event in hand is in neither
+            // the queue of pending events nor yet where it puts its packet).
             #[cfg(debug_assertions)]
-            if self.events % 65_536 == 0 {
+            if self.events % 65_536 == 65_535 {
                 self.assert_invariants();
             }
+            let (now, ev) = self.sched.pop().expect("peeked");
+            self.events += 1;
             match ev {
                 Event::TxDone { link, gen } => {
                     if self.links[link as usize].tx_gen == gen {
                         self.tx_done(now, link)
                     }
                 }
-                Event::Arrive { link, pkt } => self.arrive(now, link, pkt)?,
+                Event::Arrive { pkt, .. } => self.arrive(now, pkt)?,
                 Event::Timer { agent, kind, gen } => {
                     self.agents[agent as usize].inner_mut().on_timer(now, kind, gen, &mut self.out);
                     self.flush_outbox(now, agent)?;
@@ -471,20 +469,15 @@ impl Simulation {
         let full = l.q.is_full(size);
         if measuring {
             l.stats.arrivals += 1;
-            let h = &mut self.hops[hop_idx];
-            h.arrivals += 1;
-            if full {
-                h.overflow_arrivals += 1;
-            }
         }
+        self.hops.arrival(hop_idx, full);
         let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: l.tx };
         let verdict = l.q.enqueue(id, &mut cx);
         match verdict {
-            Verdict::Enqueued | Verdict::Marked => {
-                let h = &mut self.hops[hop_idx];
-                h.queued += 1;
-                if verdict == Verdict::Marked && measuring {
-                    h.marks += 1;
+            Verdict::Enqueued => {}
+            Verdict::Marked => {
+                self.hops.mark(hop_idx);
+                if measuring {
                     self.links[link_id as usize].marks += 1;
                     self.flows[self.pkts[id].flow as usize].stats.marks += 1;
                 }
@@ -534,27 +527,25 @@ impl Simulation {
                 l.tx = None;
                 l.tx_gen = l.tx_gen.wrapping_add(1);
                 l.stats.busy_ns += overlap(l.tx_start, now, self.measure_from, self.end);
-                self.drop_packet(now, link_id, victim, reason, false);
+                self.drop_packet(now, link_id, victim, reason, true);
                 self.start_tx(now, link_id);
             } else {
                 l.ledger.queue_dropped.add(size);
-                self.drop_packet(now, link_id, victim, reason, true);
+                self.drop_packet(now, link_id, victim, reason, false);
             }
         }
     }
 
-    /// Account for and free a dropped packet; `was_queued` for victims taken from the queue.
-    fn drop_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason, was_queued: bool) {
+    /// Account for and free a dropped packet; `departed` if the transmitter had taken it (a
+    /// transmission aborted, a packet lost on the wire), not if refused or taken from the queue.
+    fn drop_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason, departed: bool) {
         let p = self.pkts[id];
         let hi = p.at as usize;
-        if was_queued {
-            self.hops[hi].queued -= 1;
-        }
+        self.hops.drop(hi, !departed);
         let measuring = self.measuring(now);
         self.flows[p.flow as usize].ledger.dropped(p.kind, p.size);
         let st = &mut self.flows[p.flow as usize].stats;
         if measuring {
-            self.hops[hi].drops += 1;
             self.links[link_id as usize].drops.add(reason);
             if p.kind == PacketKind::Data {
                 st.drops.add(reason);
@@ -582,13 +573,7 @@ impl Simulation {
         p.qdelay += wait;
         let size = p.size;
         let hi = p.at as usize;
-        let h = &mut self.hops[hi];
-        h.queued -= 1;
-        if measuring {
-            h.departures += 1;
-            h.qdelay_ns += wait;
-            h.qdelay_sq_s2 += (wait as f64 * 1e-9).powi(2);
-        }
+        self.hops.departure(hi, wait);
         self.links[link_id as usize].ledger.transmitted.add(size);
         let l = &mut self.links[link_id as usize];
         if measuring {
@@ -609,7 +594,7 @@ impl Simulation {
         let size = self.pkts[id].size;
         if l.loss > 0.0 && l.rng.chance(l.loss) {
             self.links[link_id as usize].ledger.lost.add(size);
-            self.drop_packet(now, link_id, id, DropReason::LinkLoss, false);
+            self.drop_packet(now, link_id, id, DropReason::LinkLoss, true);
         } else {
             l.ledger.propagated.add(size);
             let at = now + l.delay_ns;
@@ -618,11 +603,9 @@ impl Simulation {
         self.start_tx(now, link_id);
     }
 
-    fn arrive(&mut self, now: u64, link_id: u32, id: PacketId) -> Result<(), SimError> {
-        let node = self.links[link_id as usize].to;
-        self.links[link_id as usize].ledger.arrived.add(self.pkts[id].size);
+    fn arrive(&mut self, now: u64, id: PacketId) -> Result<(), SimError> {
         let p = &mut self.pkts[id];
-        if node != p.dst {
+        if !self.last_hop[p.at as usize] {
             p.at += 1;
             let next = self.paths[p.at as usize];
             return self.enqueue(now, next, id);
@@ -685,6 +668,5 @@ mod layout_tests {
         assert!(link_hot_end <= 256, "link hot fields end at byte {link_hot_end}");
         let flow_hot_end = offset_of!(FlowRt, stats) + offset_of!(FlowStats, rtt_samples);
         assert!(flow_hot_end <= 256, "flow hot fields end at byte {flow_hot_end}");
-        assert_eq!(std::mem::size_of::<HopStats>(), 64);
     }
 }

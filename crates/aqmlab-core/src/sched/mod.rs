@@ -88,6 +88,11 @@ impl Scheduler {
         self.heap.len()
     }
 
+    /// Every pending event, in no particular order (for checks and reports).
+    pub fn pending(&self) -> impl Iterator<Item = &Event> + '_ {
+        self.heap.iter().map(|e| &e.item)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.heap.is_empty()
     }

@@ -103,6 +103,12 @@ impl<T: Copy> RadixHeap<T> {
         (self.occupied != 0).then(|| self.occupied.trailing_zeros() as usize + 1)
     }
 
+    /// Every pending entry, in no particular order (for checks and reports).
+    pub fn iter(&self) -> impl Iterator<Item = &Keyed<T>> + '_ {
+        let head = self.head;
+        self.buckets.iter().enumerate().flat_map(move |(i, b)| b[if i == 0 { head } else { 0 }..].iter())
+    }
+
     /// Take the earliest entry (smallest time, then smallest seq).
     #[inline]
     pub fn pop(&mut self) -> Option<Keyed<T>> {
