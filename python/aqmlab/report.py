@@ -17,7 +17,7 @@ def format_results(results: Results) -> str:
     rate = raw["events"] / loop_s if loop_s > 0 else float("nan")
     header = (
         f"{raw['scenario']} (seed {raw['seed']}): {raw['sim_time_s']:g} s simulated, measured from "
-        f"{raw['measure_from_s']:g} s; {raw['events']:,} events in {raw['wall_s']:.3g} s ({human_count(rate)} events/s)"
+        f"{raw['measure_from_s']:g} s; {raw['events']:,} events in {loop_s:.3g} s ({human_count(rate)} events/s)"
     )
     # Reverse directions of duplex links usually carry nothing; listing them hides the busy ones.
     busy_links = [link for link in raw["links"] if link["arrivals"]]
