@@ -47,19 +47,30 @@ struct Cold {
     overflow_arrivals: u64,
 }
 
+/// Where the window's counts start from.
+#[derive(Clone, Debug)]
+enum Window {
+    /// No warmup: the window is the whole run.
+    WholeRun,
+    /// The clock has not reached the warmup yet: nothing counts.
+    NotYet,
+    /// Both arrays as the clock reached the warmup.
+    From(Vec<Hot>, Vec<Cold>),
+}
+
 /// The counters of every (flow, hop), indexed like the simulation's flattened paths.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct HopCounters {
     hot: Vec<Hot>,
     cold: Vec<Cold>,
-    /// Both arrays as the clock reached the warmup; empty before then (and, with no warmup,
-    /// for good: the window is the whole run).
-    at_warmup: Option<(Vec<Hot>, Vec<Cold>)>,
+    window: Window,
 }
 
 impl HopCounters {
-    pub fn new(hops: usize) -> Self {
-        HopCounters { hot: vec![Hot::default(); hops], cold: vec![Cold::default(); hops], at_warmup: None }
+    /// Counters for `hops` hops; with `warmup`, the window waits for `start_window`.
+    pub fn new(hops: usize, warmup: bool) -> Self {
+        let window = if warmup { Window::NotYet } else { Window::WholeRun };
+        HopCounters { hot: vec![Hot::default(); hops], cold: vec![Cold::default(); hops], window }
     }
 
     #[inline]
@@ -98,19 +109,24 @@ impl HopCounters {
         self.hot[hop].arrivals - self.hot[hop].departures - self.cold[hop].drops_before_departure
     }
 
-    /// The clock has reached the warmup: later events count in the window.
-    pub fn start_window(&mut self) {
-        self.at_warmup = Some((self.hot.clone(), self.cold.clone()));
+    /// Whether the window waits for the clock to reach the warmup.
+    #[inline]
+    pub fn awaits_window(&self) -> bool {
+        matches!(self.window, Window::NotYet)
     }
 
-    /// The counts of the window: since `start_window`, or the whole run if it was never called
-    /// and `whole_run` (no warmup), else nothing.
-    pub fn window(&self, hop: usize, whole_run: bool) -> HopWindow {
+    /// The clock has reached the warmup: later events count in the window.
+    pub fn start_window(&mut self) {
+        self.window = Window::From(self.hot.clone(), self.cold.clone());
+    }
+
+    /// The counts of the window.
+    pub fn window(&self, hop: usize) -> HopWindow {
         let (h, c) = (self.hot[hop], self.cold[hop]);
-        let (h0, c0) = match &self.at_warmup {
-            Some((hot, cold)) => (hot[hop], cold[hop]),
-            None if whole_run => (Hot::default(), Cold::default()),
-            None => (h, c),
+        let (h0, c0) = match &self.window {
+            Window::WholeRun => (Hot::default(), Cold::default()),
+            Window::NotYet => (h, c),
+            Window::From(hot, cold) => (hot[hop], cold[hop]),
         };
         HopWindow {
             arrivals: h.arrivals - h0.arrivals,
@@ -130,7 +146,7 @@ mod tests {
 
     #[test]
     fn queued_counts_arrivals_that_neither_left_nor_were_dropped_first() {
-        let mut c = HopCounters::new(2);
+        let mut c = HopCounters::new(2, false);
         for _ in 0..5 {
             c.arrival(1, false);
         }
@@ -140,22 +156,24 @@ mod tests {
         c.drop(1, false); // aborted in transmission: it had departed
         assert_eq!(c.queued(1), 2);
         assert_eq!(c.queued(0), 0);
-        let w = c.window(1, true);
+        let w = c.window(1);
         assert_eq!((w.arrivals, w.departures, w.drops, w.qdelay_ns), (5, 2, 2, 4_000));
         assert!((w.qdelay_sq_s2 - 1e-11).abs() < 1e-24);
     }
 
     #[test]
     fn the_window_counts_from_the_warmup() {
-        let mut c = HopCounters::new(1);
+        let mut c = HopCounters::new(1, true);
         c.arrival(0, true);
         c.mark(0);
-        assert_eq!(c.window(0, false).arrivals, 0, "before the warmup nothing counts");
+        assert_eq!(c.window(0).arrivals, 0, "before the warmup nothing counts");
+        assert!(c.awaits_window());
         c.start_window();
+        assert!(!c.awaits_window());
         c.arrival(0, false);
         c.arrival(0, true);
         c.departure(0, 10);
-        let w = c.window(0, false);
+        let w = c.window(0);
         assert_eq!((w.arrivals, w.overflow_arrivals, w.marks, w.departures), (2, 1, 0, 1));
         assert_eq!(c.queued(0), 2);
         assert_eq!(std::mem::size_of::<Hot>(), 32, "two hops to a cache line");

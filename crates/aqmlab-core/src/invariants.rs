@@ -22,7 +22,7 @@
 use crate::conf::Limit;
 use crate::packet::PacketKind;
 use crate::qdisc::QueueDisc;
-use crate::sim::Simulation;
+use crate::sim::{hops_by_flow, Simulation};
 
 /// Packets and bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -130,13 +130,8 @@ impl Simulation {
         // What the queues and transmitters hold, from the queues themselves.
         let mut held = Count::default();
         let mut per_link_queued = vec![0u64; self.links.len()];
-        for (fi, spec) in self.sc.flows.iter().enumerate() {
-            let rt = &self.flows[fi];
-            for (base, path) in [(rt.fwd, &spec.fwd), (rt.rev, &spec.rev)] {
-                for (hop, &l) in path.iter().enumerate() {
-                    per_link_queued[l as usize] += self.hops.queued(base as usize + hop);
-                }
-            }
+        for (hop, &l) in self.paths.iter().enumerate() {
+            per_link_queued[l as usize] += self.hops.queued(hop);
         }
         for (li, l) in self.links.iter().enumerate() {
             let led = &l.ledger;
@@ -233,22 +228,13 @@ impl Simulation {
 
     /// The flow with the most packets of `link`'s queue, and how many.
     pub(crate) fn main_flow_in_queue(&self, link: usize) -> Option<(usize, u64)> {
-        let mut best: Option<(usize, u64)> = None;
-        for (fi, spec) in self.sc.flows.iter().enumerate() {
-            let rt = &self.flows[fi];
-            let mut n = 0u64;
-            for (base, path) in [(rt.fwd, &spec.fwd), (rt.rev, &spec.rev)] {
-                for (hop, &l) in path.iter().enumerate() {
-                    if l as usize == link {
-                        n += self.hops.queued(base as usize + hop);
-                    }
-                }
-            }
-            if n > best.map_or(0, |b| b.1) {
-                best = Some((fi, n));
+        let mut per_flow = vec![0u64; self.flows.len()];
+        for (fi, hop, l) in hops_by_flow(&self.sc) {
+            if l as usize == link {
+                per_flow[fi] += self.hops.queued(hop);
             }
         }
-        best
+        per_flow.into_iter().enumerate().filter(|&(_, n)| n > 0).max_by_key(|&(fi, n)| (n, std::cmp::Reverse(fi)))
     }
 
     /// The link offered the most packets and the flow that sent the most, over the whole run.

@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::invariants::FlowLedger;
 use crate::qdisc::QueueDisc;
 use crate::scenario::Scenario;
-use crate::sim::Simulation;
+use crate::sim::{hops_by_flow, Simulation};
 
 pub const FORMAT: &str = "aqmlab.results/1";
 
@@ -221,14 +221,8 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
 
     // Which (flow, hop) pairs cross each link direction.
     let mut crossing: Vec<Vec<(usize, usize)>> = vec![vec![]; sc.links.len()];
-    for (fi, rt) in sim.flows.iter().enumerate() {
-        let spec = &sc.flows[fi];
-        for (k, &l) in spec.fwd.iter().enumerate() {
-            crossing[l as usize].push((fi, rt.fwd as usize + k));
-        }
-        for (k, &l) in spec.rev.iter().enumerate() {
-            crossing[l as usize].push((fi, rt.rev as usize + k));
-        }
+    for (fi, hop, l) in hops_by_flow(sc) {
+        crossing[l as usize].push((fi, hop));
     }
     let links = sc
         .links
@@ -240,7 +234,7 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
             let mut per_flow: BTreeMap<usize, LinkFlowResult> = BTreeMap::new();
             let mut sums: BTreeMap<usize, (u64, f64, u64)> = BTreeMap::new();
             for &(fi, hi) in &crossing[li] {
-                let h = sim.hops.window(hi, sim.measure_from == 0);
+                let h = sim.hops.window(hi);
                 let e = per_flow.entry(fi).or_insert_with(|| LinkFlowResult {
                     flow: sc.flows[fi].name.clone(),
                     arrivals: 0,
@@ -370,23 +364,7 @@ impl SeriesRecorder {
         let mut occupancy = vec![];
         if sc.trace.queue_by_flow {
             for &l in &sc.trace.links {
-                let mut pairs = vec![];
-                let mut base = 0usize;
-                for (fi, f) in sc.flows.iter().enumerate() {
-                    for (k, &fl) in f.fwd.iter().enumerate() {
-                        if fl == l {
-                            pairs.push((fi, base + k));
-                        }
-                    }
-                    base += f.fwd.len();
-                    for (k, &rl) in f.rev.iter().enumerate() {
-                        if rl == l {
-                            pairs.push((fi, base + k));
-                        }
-                    }
-                    base += f.rev.len();
-                }
-                occupancy.push(pairs);
+                occupancy.push(hops_by_flow(sc).filter(|&(_, _, link)| link == l).map(|(fi, hop, _)| (fi, hop)).collect());
             }
         }
         SeriesRecorder {

@@ -132,8 +132,6 @@ pub struct Simulation {
     /// needs nothing from the record of the link it came over.
     last_hop: Vec<bool>,
     pub(crate) hops: HopCounters,
-    /// Whether the clock has reached the warmup (the hop counters' window has begun).
-    window_started: bool,
     pub(crate) events: u64,
     pub(crate) series: results::SeriesRecorder,
     out: Outbox,
@@ -143,6 +141,17 @@ pub struct Simulation {
     pub(crate) started: std::time::Instant,
     /// Wall time spent handling events (in `run_for`), apart from building and reporting.
     pub(crate) loop_wall: std::time::Duration,
+}
+
+/// Every (flow, hop index, link) of the simulation's flattened paths, in their order: flow by
+/// flow, the forward path then the reverse one (the layout `Simulation::new` builds).
+pub(crate) fn hops_by_flow(sc: &Scenario) -> impl Iterator<Item = (usize, usize, u32)> + '_ {
+    sc.flows
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| f.fwd.iter().chain(&f.rev).map(move |&link| (fi, link)))
+        .enumerate()
+        .map(|(hop, (fi, link))| (fi, hop, link))
 }
 
 /// Length of the overlap of [a, b) with [lo, hi).
@@ -210,7 +219,7 @@ impl Simulation {
             agents.push(receiver);
             sched.at(when.start, Event::Start { agent: 2 * i as u32 });
         }
-        let hops = HopCounters::new(paths.len());
+        let hops = HopCounters::new(paths.len(), sc.warmup_ns > 0);
         let series = results::SeriesRecorder::new(sc);
         if let Some(interval) = sc.trace.interval {
             sched.at(sc.warmup_ns.min(interval), Event::Sample);
@@ -226,7 +235,6 @@ impl Simulation {
             paths,
             last_hop,
             hops,
-            window_started: sc.warmup_ns == 0,
             events: 0,
             series,
             out: Outbox::default(),
@@ -304,9 +312,8 @@ impl Simulation {
                     max_events
                 )));
             }
-            if !self.window_started && t >= self.measure_from {
+            if t >= self.measure_from && self.hops.awaits_window() {
                 self.hops.start_window();
-                self.window_started = true;
             }
             // Between events, where the invariants are defined (an event in hand is in neither
             // the queue of pending events nor yet where it puts its packet).
