@@ -219,6 +219,7 @@ impl Simulation {
             agents.push(receiver);
             sched.at(when.start, Event::Start { agent: 2 * i as u32 });
         }
+        debug_assert!(hops_by_flow(sc).map(|(_, _, link)| link).eq(paths.iter().copied()), "hops_by_flow walks the layout built here");
         let hops = HopCounters::new(paths.len(), sc.warmup_ns > 0);
         let series = results::SeriesRecorder::new(sc);
         if let Some(interval) = sc.trace.interval {
