@@ -82,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenario", default=str(DEFAULT_SCENARIO))
     parser.add_argument("--durations", default="500,5000,50000", help="simulated seconds, comma-separated")
-    parser.add_argument("--slack-mb", type=float, default=16.0, help="allowed growth of the peak (default: %(default)s)")
+    parser.add_argument(
+        "--slack-mb", type=float, default=16.0, help="allowed growth of the peak (default: %(default)s)"
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -92,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
 
     rows = [measure(args.scenario, float(d)) for d in args.durations.split(",") if d]
     print(f"{Path(args.scenario).name}: peak resident memory against simulated time")
-    print(f"{'sim s':>9}{'events':>14}{'wall s':>9}{'Mevents/s':>11}{'peak MB':>9}{'RSS@10%':>9}{'RSS@50%':>9}{'RSS@100%':>10}")
+    print(
+        f"{'sim s':>9}{'events':>14}{'wall s':>9}{'Mevents/s':>11}{'peak MB':>9}{'RSS@10%':>9}{'RSS@50%':>9}{'RSS@100%':>10}"
+    )
     for r in rows:
         print(
             f"{r['duration_s']:>9g}{r['events']:>14,}{r['wall_s']:>9.1f}{r['events'] / r['wall_s'] / 1e6:>11.2f}"

@@ -75,7 +75,9 @@ def bench(path: Path, repeat: int) -> dict:
 def s4_once(n: int) -> tuple[float, int]:
     """One S4 run with `n` flows: (ns per simulated packet in the event loop, packets)."""
     path = HERE / "scenarios" / "scale.toml"
-    scenario = _core.parse_scenario(path.read_text(), str(path), [("link.s{i}->r1.count", str(n)), ("flow.tcp{i}.count", str(n))])
+    scenario = _core.parse_scenario(
+        path.read_text(), str(path), [("link.s{i}->r1.count", str(n)), ("flow.tcp{i}.count", str(n))]
+    )
     results = json.loads(_core.run(scenario, None, None))
     packets = sum(link["departures"] for link in results["links"])
     return results["loop_wall_s"] * 1e9 / packets, packets
@@ -96,7 +98,9 @@ def flows_sweep(counts: list[int], repeat: int) -> list[dict]:
             if n not in best or ns < best[n][0]:
                 best[n] = (ns, packets)
     base = best[counts[0]][0]
-    return [{"flows": n, "packets": best[n][1], "ns_per_packet": best[n][0], "ratio": best[n][0] / base} for n in counts]
+    return [
+        {"flows": n, "packets": best[n][1], "ns_per_packet": best[n][0], "ratio": best[n][0] / base} for n in counts
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,13 +126,18 @@ def main(argv: list[str] | None = None) -> int:
         if any(c < 1 for c in counts):
             raise ValueError
     except ValueError:
-        print(f"bench: error: --flows must be positive integers separated by commas, or 'none' (got {args.flows!r})", file=sys.stderr)
+        print(
+            f"bench: error: --flows must be positive integers separated by commas, or 'none' (got {args.flows!r})",
+            file=sys.stderr,
+        )
         return 2
     available = {p.stem: p for p in sorted((HERE / "scenarios").glob("*.toml"))}
     names = args.names or list(available)
     unknown = [n for n in names if n not in available]
     if unknown:
-        print(f"bench: error: unknown scenario(s) {', '.join(unknown)} (known: {', '.join(available)})", file=sys.stderr)
+        print(
+            f"bench: error: unknown scenario(s) {', '.join(unknown)} (known: {', '.join(available)})", file=sys.stderr
+        )
         return 2
     rows = [bench(available[n], args.repeat) for n in names]
     sweep = flows_sweep(counts, max(args.repeat, 5)) if counts else []

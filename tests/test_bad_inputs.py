@@ -126,7 +126,9 @@ def test_real_processes_exit_2_without_a_traceback_or_output(tmp_path: Path):
         check_refusal(result.returncode, result.stderr, path, message)
         assert result.stdout == ""
     result = run_cli("validate", tmp_path / "missing.toml")
-    check_refusal(result.returncode, result.stderr, tmp_path / "missing.toml", ": cannot read: No such file or directory")
+    check_refusal(
+        result.returncode, result.stderr, tmp_path / "missing.toml", ": cannot read: No such file or directory"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -157,4 +159,3 @@ def test_a_sweep_description_that_cannot_be_read(tmp_path: Path, capsys):
         status = main(["sweep", str(path), "--store", str(tmp_path / "s.duckdb")])
         check_refusal(status, capsys.readouterr().err, path, message)
     assert not (tmp_path / "s.duckdb").exists()
-

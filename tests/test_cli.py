@@ -9,7 +9,18 @@ import pytest
 
 from support import EXAMPLE, error_lines, run_cli
 
-DESIGN_TOP_KEYS = {"format", "scenario", "seed", "sim_time_s", "measure_from_s", "events", "wall_s", "flows", "links", "fairness"}
+DESIGN_TOP_KEYS = {
+    "format",
+    "scenario",
+    "seed",
+    "sim_time_s",
+    "measure_from_s",
+    "events",
+    "wall_s",
+    "flows",
+    "links",
+    "fairness",
+}
 DESIGN_FLOW_KEYS = {
     "name", "kind", "src", "dst", "group", "sent_pkts", "delivered_pkts", "sent_bytes", "delivered_bytes",
     "goodput_bytes", "throughput_bps", "dropped_pkts", "drops_by_reason", "retransmits", "mean_rtt_s",

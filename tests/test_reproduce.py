@@ -37,7 +37,10 @@ def test_each_experiment_runs_reduced_and_writes_its_files(exp_id: str, tmp_path
 def test_every_reference_that_can_differ_carries_an_explanation_or_a_bound() -> None:
     for exp in EXPERIMENTS.values():
         for ref in exp.references():
-            assert ref.explanation or ref.bound or ref.trend is None or not math.isnan(ref.value), (exp.id, ref.quantity)
+            assert ref.explanation or ref.bound or ref.trend is None or not math.isnan(ref.value), (
+                exp.id,
+                ref.quantity,
+            )
 
 
 def _summary(exp_id: str, tmp_path: Path, seeds=(1, 2, 3)):
@@ -91,7 +94,9 @@ def test_fair_queueing_gives_the_long_path_its_full_fair_share_and_fcfs_does_not
         assert _mean(s, "long_share", fcfs) < 0.6
 
 
-def test_zl_red_narrows_the_gap_between_reno_and_vegas_compared_with_sred_at_5000_packet_buffers(tmp_path: Path) -> None:
+def test_zl_red_narrows_the_gap_between_reno_and_vegas_compared_with_sred_at_5000_packet_buffers(
+    tmp_path: Path,
+) -> None:
     # Kurata, Hasegawa, Murata (ZL-RED), Fig. 4(b): with B = 5000 packets SRED leaves TCP Reno
     # far ahead of TCP Vegas, and ZL-RED, which drops more from flows with above-average
     # zombie counts, narrows the gap. Default settings (100 s runs) at 40 + 40 connections.

@@ -49,7 +49,17 @@ def test_ctrl_c_stops_a_long_run_promptly_with_one_line_and_writes_nothing(tmp_p
     # Three years of simulated time: far longer than the test waits, and 1% of it (what older
     # versions ran between two looks at Ctrl-C) is minutes of work.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "aqmlab", "run", str(DUMBBELL), "--set", "simulation.duration=100000000s", "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "aqmlab",
+            "run",
+            str(DUMBBELL),
+            "--set",
+            "simulation.duration=100000000s",
+            "--out",
+            str(out),
+        ],
         cwd=REPO_ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -83,7 +93,9 @@ def test_a_runaway_queue_stops_the_run_naming_the_link_and_writes_nothing(tmp_pa
     assert main(["run", str(scenario), "--out", str(out)]) == 1
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1, lines
-    assert lines[0].startswith(f"aqmlab: error: simulation failed: {scenario}: link 'bottleneck': queue grew past 2000 packets")
+    assert lines[0].startswith(
+        f"aqmlab: error: simulation failed: {scenario}: link 'bottleneck': queue grew past 2000 packets"
+    )
     assert "from flow 'flood'" in lines[0]
     assert not out.exists()
     with pytest.raises(SimulationError, match="simulation.max_queue_pkts"):

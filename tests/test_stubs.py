@@ -24,7 +24,9 @@ def test_stub_names_match_the_module():
 
 
 def test_scenario_members_match():
-    scenario_stub = next(node for node in stub_tree().body if isinstance(node, ast.ClassDef) and node.name == "Scenario")
+    scenario_stub = next(
+        node for node in stub_tree().body if isinstance(node, ast.ClassDef) and node.name == "Scenario"
+    )
     stubbed = {node.name for node in scenario_stub.body if isinstance(node, ast.FunctionDef)}
     assert stubbed == public(dir(_core.Scenario))
 

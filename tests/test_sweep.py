@@ -395,8 +395,7 @@ seeds = [1, 2]
 
     runs = query(
         store,
-        'SELECT "link.bottleneck.queue.limit", "simulation.max_events", status, error, events FROM runs '
-        "ORDER BY ALL",
+        'SELECT "link.bottleneck.queue.limit", "simulation.max_events", status, error, events FROM runs ORDER BY ALL',
     )
     by_point: dict = {}
     for limit, max_events, status, error, events in runs:

@@ -52,8 +52,20 @@ RED_DEFAULTS = {"min_th": 5.0, "max_th": 15.0, "max_p": 0.1, "w_q": 0.002, "wait
 TCP_DEFAULTS = {"initial_cwnd": 1, "min_rto": "200ms", "dupack_threshold": 3, "delayed_ack": False}
 # Keys the ns-3 peer follows; header and ack_size only change byte counts (ns-3's are 42 and 42
 # bytes on the wire: 20 TCP, 20 IPv4, 2 PPP), so they are accepted and not modelled.
-TCP_KEYS = {"name", "count", "src", "dst", "kind", "cc", "packet_size", "max_window", "start_jitter",
-            "header", "ack_size", *TCP_DEFAULTS}
+TCP_KEYS = {
+    "name",
+    "count",
+    "src",
+    "dst",
+    "kind",
+    "cc",
+    "packet_size",
+    "max_window",
+    "start_jitter",
+    "header",
+    "ack_size",
+    *TCP_DEFAULTS,
+}
 
 
 @dataclass
@@ -75,8 +87,14 @@ def cases(sweep: list[int]) -> list[Case]:
     ]
     for n in sweep:
         out.append(
-            Case("s4", f"S4 flows={n}", "scale", "rates", flows=n,
-                 aqmlab_overrides=[f"link.s{{i}}->r1.count={n}", f"flow.tcp{{i}}.count={n}"])
+            Case(
+                "s4",
+                f"S4 flows={n}",
+                "scale",
+                "rates",
+                flows=n,
+                aqmlab_overrides=[f"link.s{{i}}->r1.count={n}", f"flow.tcp{{i}}.count={n}"],
+            )
         )
     return out
 
@@ -126,7 +144,7 @@ def ns3_args(path: Path, flows_override: int | None) -> list[str]:
     cbr = [f for f in doc["flow"] if f["kind"] == "cbr"]
     if len(tcp) + len(cbr) != len(doc["flow"]) or any(f["dst"] != sink["between"][1] for f in doc["flow"]):
         raise fail("flows must be tcp or cbr, to the sink")
-    count = lambda f: (flows_override if flows_override and "{i}" in f["name"] else f.get("count", 1))  # noqa: E731
+    count = lambda f: flows_override if flows_override and "{i}" in f["name"] else f.get("count", 1)  # noqa: E731
     n_tcp, n_cbr = sum(map(count, tcp)), sum(map(count, cbr))
     if n_tcp + n_cbr != n_access:
         raise fail("one flow per access link, please")
@@ -166,8 +184,15 @@ def ns3_args(path: Path, flows_override: int | None) -> list[str]:
         if q.get("ecn"):
             raise fail("RED with ECN is not modelled")
         red = {**RED_DEFAULTS, **q}
-        args += ["--queue=red", f"--minTh={red['min_th']}", f"--maxTh={red['max_th']}", f"--maxP={red['max_p']}",
-                 f"--qW={red['w_q']}", f"--gentle={str(red['gentle']).lower()}", f"--wait={str(red['wait']).lower()}"]
+        args += [
+            "--queue=red",
+            f"--minTh={red['min_th']}",
+            f"--maxTh={red['max_th']}",
+            f"--maxP={red['max_p']}",
+            f"--qW={red['w_q']}",
+            f"--gentle={str(red['gentle']).lower()}",
+            f"--wait={str(red['wait']).lower()}",
+        ]
     elif q["discipline"] in ("droptail", "fifo"):
         args.append("--queue=fifo")
     else:
@@ -181,8 +206,12 @@ def ns3_args(path: Path, flows_override: int | None) -> list[str]:
             raise fail("the ns-3 peer keeps ReTxThreshold = 3")
         if "max_window" not in t:
             raise fail("tcp flows must set max_window (the ns-3 receive buffer is sized from it)")
-        args += [f"--maxWindow={t['max_window']}", f"--initialCwnd={t['initial_cwnd']}",
-                 f"--minRto={seconds(t['min_rto'])}", f"--delAckCount={2 if t['delayed_ack'] else 1}"]
+        args += [
+            f"--maxWindow={t['max_window']}",
+            f"--initialCwnd={t['initial_cwnd']}",
+            f"--minRto={seconds(t['min_rto'])}",
+            f"--delAckCount={2 if t['delayed_ack'] else 1}",
+        ]
     return args
 
 
@@ -330,8 +359,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="s1 s2 s3 s4 (default: all)")
     parser.add_argument("--sweep", default="100,300,1000,3000,10000", help="S4 flow counts (default: %(default)s)")
     parser.add_argument("--max-flows", type=int, default=None, help="skip S4 points above this many flows")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help=f"runs per simulator and scenario, the fastest kept (runs over {LONG_RUN_S:.0f} s: one)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help=f"runs per simulator and scenario, the fastest kept (runs over {LONG_RUN_S:.0f} s: one)",
+    )
     parser.add_argument("--timeout", type=float, default=3600, help="seconds before a run is abandoned")
     parser.add_argument("--ns3", type=Path, default=NS3_PROGRAM, help="the compiled peer (default: %(default)s)")
     parser.add_argument("--python", default=sys.executable, help="Python with aqmlab installed (default: this one)")
@@ -371,8 +404,14 @@ def main(argv: list[str] | None = None) -> int:
             aq = best_of(aq_cmd, args.repeat, args.timeout)
             if n3_cmd:
                 n3 = best_of(n3_cmd, args.repeat, args.timeout)
-            res = {"label": case.label, "file": case.file, "flows": case.flows, "aqmlab": aq, "ns3": n3,
-                   "ns3_command": shlex.join(n3_cmd) if n3_cmd else None}
+            res = {
+                "label": case.label,
+                "file": case.file,
+                "flows": case.flows,
+                "aqmlab": aq,
+                "ns3": n3,
+                "ns3_command": shlex.join(n3_cmd) if n3_cmd else None,
+            }
             for r in (aq, n3):
                 if "error" not in r:
                     r["delivered"] = delivered_packets(r, path)
@@ -392,8 +431,10 @@ def main(argv: list[str] | None = None) -> int:
             )
         sys.stdout.flush()
 
-    print(f"\nns-3 {header['ns3_version']} from the PyPI wheel; aqmlab {header['aqmlab_version']}. "
-          "wall s: aqmlab core run (event loop + results; the network is built before the clock starts); ns-3 Simulator::Run only.")
+    print(
+        f"\nns-3 {header['ns3_version']} from the PyPI wheel; aqmlab {header['aqmlab_version']}. "
+        "wall s: aqmlab core run (event loop + results; the network is built before the clock starts); ns-3 Simulator::Run only."
+    )
     if args.markdown:
         print()
         print(markdown(results, header))
@@ -401,8 +442,10 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps({**header, "rows": results}, indent=2) + "\n")
     disagree = [r["label"] for r in results if r.get("agree") is False]
     if disagree:
-        print(f"compare: the simulators disagree on {', '.join(disagree)}: the speed ratio there means little",
-              file=sys.stderr)
+        print(
+            f"compare: the simulators disagree on {', '.join(disagree)}: the speed ratio there means little",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -187,8 +187,17 @@ def summarize(
         summary = summary.drop(columns="line")
     summary = summary.rename(columns={"x": x}) if x != by else summary
     summary.attrs.update(
-        {"table": table, "by": by, "x": x, "metric": metric, "agg": agg, "level": level, "warnings": warnings,
-         "flow": flow, "link": link}
+        {
+            "table": table,
+            "by": by,
+            "x": x,
+            "metric": metric,
+            "agg": agg,
+            "level": level,
+            "warnings": warnings,
+            "flow": flow,
+            "link": link,
+        }
     )
     return summary
 
@@ -288,8 +297,12 @@ def draw(summary: pd.DataFrame, *, logx: bool = False, title: str | None = None)
     what = metric
     if attrs.get("flow") or attrs.get("link"):
         where = ", ".join(
-            part for part in (f"flow {attrs['flow']}" if attrs.get("flow") else "",
-                              f"link {attrs['link']}" if attrs.get("link") else "") if part
+            part
+            for part in (
+                f"flow {attrs['flow']}" if attrs.get("flow") else "",
+                f"link {attrs['link']}" if attrs.get("link") else "",
+            )
+            if part
         )
         if _is_glob(attrs.get("flow"), attrs.get("link")):
             where += f", {attrs['agg']} per run"

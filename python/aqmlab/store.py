@@ -243,8 +243,13 @@ class Store:
         rows = []
         for order, (point, seed) in enumerate((point, seed) for point in plan.points for seed in plan.seeds):
             rows.append(
-                {"_order": order, "point": point.index, **{key: point.params.get(key) for key in keys},
-                 "seed": seed, "scenario_hash": point.scenario_hash}
+                {
+                    "_order": order,
+                    "point": point.index,
+                    **{key: point.params.get(key) for key in keys},
+                    "seed": seed,
+                    "scenario_hash": point.scenario_hash,
+                }
             )
         frame = pd.DataFrame(rows, columns=["_order", "point", *keys, "seed", "scenario_hash"])
         frame["seed"] = frame["seed"].astype("UInt64")
@@ -254,9 +259,7 @@ class Store:
 
         def rest(alias: str, table_name: str, also_skip: Iterable[str] = ()) -> str:
             skip = {"scenario_hash", "seed", *stored_params, *also_skip}
-            return ", ".join(
-                f"{alias}.{quote(column)}" for column in self._columns[table_name] if column not in skip
-            )
+            return ", ".join(f"{alias}.{quote(column)}" for column in self._columns[table_name] if column not in skip)
 
         self.con.register("_aqmlab_plan", frame)
         try:
@@ -304,8 +307,13 @@ class Store:
             if new_scenario:
                 self.con.execute(
                     "INSERT INTO scenarios VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    [record.scenario_hash, record.scenario, record.base, json.dumps(list(record.params.items())),
-                     record.expanded],
+                    [
+                        record.scenario_hash,
+                        record.scenario,
+                        record.base,
+                        json.dumps(list(record.params.items())),
+                        record.expanded,
+                    ],
                 )
             new_params = [param for param in record.params if param not in self._known_params]
             for param in new_params:
@@ -419,9 +427,7 @@ def _rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
         **params,
     }
     common = {**key, **{name: run[name] for name in RUN_COLUMNS_IN_RESULTS}, **params}
-    flows = [
-        {**common, "row_index": index, **_flatten(flow)} for index, flow in enumerate(results.get("flows", []))
-    ]
+    flows = [{**common, "row_index": index, **_flatten(flow)} for index, flow in enumerate(results.get("flows", []))]
     links = [
         {**common, "row_index": index, **_flatten({k: v for k, v in link.items() if k != "flows"})}
         for index, link in enumerate(results.get("links", []))

@@ -161,7 +161,7 @@ class SweepSpec:
         try:
             text = read_scenario_text(path_text)
             if not text.strip() or all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines()):
-                raise SweepError(f"{path_text}: the file is empty (a sweep needs at least base = \"SCENARIO.toml\")")
+                raise SweepError(f'{path_text}: the file is empty (a sweep needs at least base = "SCENARIO.toml")')
             data = tomllib.loads(text)
         except SweepError:
             raise
@@ -514,9 +514,7 @@ def execute_run(task: RunTask) -> RunOutcome:
         return failed(f"SimulationError: {error}")
     except Exception as error:  # a bug, not the user's; keep the sweep going and say what it was
         return failed(f"{type(error).__name__}: {error}")
-    return RunOutcome(
-        task.scenario_hash, task.seed, "done", results_json, None, time.perf_counter() - started, version
-    )
+    return RunOutcome(task.scenario_hash, task.seed, "done", results_json, None, time.perf_counter() - started, version)
 
 
 def _worker_version() -> str:
@@ -720,8 +718,13 @@ class _Dask:
                 # The scheduler gave up on this run after workers died running it: that is this
                 # run's failure (memory, a crash), not the sweep's.
                 return RunOutcome(
-                    task.scenario_hash, task.seed, "failed", None,
-                    f"KilledWorker: Dask workers died running it ({error})", 0.0, _core.version(),
+                    task.scenario_hash,
+                    task.seed,
+                    "failed",
+                    None,
+                    f"KilledWorker: Dask workers died running it ({error})",
+                    0.0,
+                    _core.version(),
                 )
             except Exception as error:
                 raise SweepAborted(f"the Dask cluster failed: {type(error).__name__}: {error}") from None
@@ -898,8 +901,7 @@ class SweepRun:
             store=store.display_path,
             executor="",
             varying_keys=tuple(
-                key for key in self.plan.param_keys
-                if len({point.params.get(key) for point in self.plan.points}) > 1
+                key for key in self.plan.param_keys if len({point.params.get(key) for point in self.plan.points}) > 1
             ),
             points=len(self.plan.points),
             seeds=len(self.plan.seeds),
@@ -926,10 +928,18 @@ class SweepRun:
             # Points that do not validate fail here, without a worker.
             for point, seed in self.todo:
                 if point.error is not None:
-                    self._record(RunOutcome(
-                        point.scenario_hash, seed, "failed", None, f"ScenarioError: {point.error}", 0.0,
-                        _core.version(),
-                    ), started)
+                    self._record(
+                        RunOutcome(
+                            point.scenario_hash,
+                            seed,
+                            "failed",
+                            None,
+                            f"ScenarioError: {point.error}",
+                            0.0,
+                            _core.version(),
+                        ),
+                        started,
+                    )
             for outcome in executor.outcomes(tasks):
                 self._record(outcome, started)
         except BaseException:

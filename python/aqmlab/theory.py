@@ -94,7 +94,9 @@ def _back_states(n: int, memory: int) -> list[tuple[int, ...]]:
     if memory < 0:
         raise ValueError(f"memory must not be negative, got {memory}")
     if memory >= n:
-        raise ValueError(f"memory ({memory}) must be below the number of flows ({n}): with every flow in Mloc nothing is admitted")
+        raise ValueError(
+            f"memory ({memory}) must be below the number of flows ({n}): with every flow in Mloc nothing is admitted"
+        )
     return list(permutations(range(n), memory))
 
 
@@ -194,7 +196,9 @@ def mm1(lam: float, mu: float) -> QueueMetrics:
     W_q = rho / (mu - lam), L_q = rho^2 / (1 - rho)."""
     rho = _load(lam, mu)
     wait = rho / (mu - lam)
-    return QueueMetrics(rho=rho, wait=wait, sojourn=wait + 1 / mu, queue_length=lam * wait, in_system=lam * (wait + 1 / mu))
+    return QueueMetrics(
+        rho=rho, wait=wait, sojourn=wait + 1 / mu, queue_length=lam * wait, in_system=lam * (wait + 1 / mu)
+    )
 
 
 def md1(lam: float, mu: float) -> QueueMetrics:
@@ -202,7 +206,9 @@ def md1(lam: float, mu: float) -> QueueMetrics:
     W_q = rho / (2 mu (1 - rho)), L_q = rho^2 / (2 (1 - rho))."""
     rho = _load(lam, mu)
     wait = rho / (2 * mu * (1 - rho))
-    return QueueMetrics(rho=rho, wait=wait, sojourn=wait + 1 / mu, queue_length=lam * wait, in_system=lam * (wait + 1 / mu))
+    return QueueMetrics(
+        rho=rho, wait=wait, sojourn=wait + 1 / mu, queue_length=lam * wait, in_system=lam * (wait + 1 / mu)
+    )
 
 
 # ---------------------------------------------------------------------------------------------

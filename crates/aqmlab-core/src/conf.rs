@@ -157,7 +157,10 @@ fn convert(value: &DeValue<'_>, at: Origin, lines: &LineIndex, src: &Source, fie
                 10 => text.parse::<i64>().ok(),
                 radix => i64::from_str_radix(text.trim_start_matches(['+']).get(2..).unwrap_or(""), radix).ok(),
             };
-            Val::Int(parsed.ok_or_else(|| src.error(&at, field, format!("integer {} does not fit in 64 bits", i.as_str())))?)
+            Val::Int(
+                parsed
+                    .ok_or_else(|| src.error(&at, field, format!("integer {} does not fit in 64 bits", i.as_str())))?,
+            )
         }
         DeValue::Float(f) => {
             let text = f.as_str().replace('_', "");
@@ -170,7 +173,9 @@ fn convert(value: &DeValue<'_>, at: Origin, lines: &LineIndex, src: &Source, fie
             Val::Float(parsed.ok_or_else(|| src.error(&at, field, format!("bad float {}", f.as_str())))?)
         }
         DeValue::Boolean(b) => Val::Bool(*b),
-        DeValue::Datetime(d) => return Err(src.error(&at, field, format!("dates are not used in scenarios (got {d})"))),
+        DeValue::Datetime(d) => {
+            return Err(src.error(&at, field, format!("dates are not used in scenarios (got {d})")))
+        }
         DeValue::Array(items) => Val::Array(
             items
                 .iter()
@@ -225,7 +230,9 @@ pub fn parse_override_value(key: &str, text: &str) -> Node {
     let src = Source { path: "--set".into() };
     let lines = LineIndex::new(text);
     let val = match DeValue::parse(text.trim()) {
-        Ok(v) => convert(v.get_ref(), at.clone(), &lines, &src, key).map(|n| n.val).unwrap_or(Val::Str(text.to_string())),
+        Ok(v) => {
+            convert(v.get_ref(), at.clone(), &lines, &src, key).map(|n| n.val).unwrap_or(Val::Str(text.to_string()))
+        }
         Err(_) => Val::Str(text.to_string()),
     };
     let val = retag(val, &at);
@@ -234,7 +241,9 @@ pub fn parse_override_value(key: &str, text: &str) -> Node {
 
 fn retag(val: Val, at: &Origin) -> Val {
     match val {
-        Val::Array(items) => Val::Array(items.into_iter().map(|n| Node { val: retag(n.val, at), at: at.clone() }).collect()),
+        Val::Array(items) => {
+            Val::Array(items.into_iter().map(|n| Node { val: retag(n.val, at), at: at.clone() }).collect())
+        }
         Val::Table(t) => Val::Table(Table {
             entries: t.entries.into_iter().map(|(k, n)| (k, Node { val: retag(n.val, at), at: at.clone() })).collect(),
         }),
@@ -650,7 +659,10 @@ mod tests {
         let s = src();
         let mut f = Fields::new(&s, "link[x].queue", &t, Origin::Line(1));
         let e = f.req::<Rate>("rate", Rate(0), "").unwrap_err();
-        assert_eq!(e.to_string(), "t.toml:1: link[x].queue.rate: '10Mbit' has an unknown unit 'Mbit' (allowed: bps, kbps, Kbps, Mbps, Gbps)");
+        assert_eq!(
+            e.to_string(),
+            "t.toml:1: link[x].queue.rate: '10Mbit' has an unknown unit 'Mbit' (allowed: bps, kbps, Kbps, Mbps, Gbps)"
+        );
         assert!(f.req::<Limit>("limit", Limit::Unbounded, "").unwrap_err().to_string().starts_with("t.toml:2:"));
         assert!(f.or("max_p", Prob(0.1), "").unwrap_err().message.contains("not a probability"));
         let e = f.finish().unwrap_err();

@@ -164,14 +164,30 @@ impl Simulation {
             }
             let on_wire = on_wire[li];
             if on_wire.pkts > led.propagated.pkts || on_wire.bytes > led.propagated.bytes {
-                return Err(format!("link '{}': more on the wire {:?} than was ever put on it {:?}", name(li), on_wire, led.propagated));
+                return Err(format!(
+                    "link '{}': more on the wire {:?} than was ever put on it {:?}",
+                    name(li),
+                    on_wire,
+                    led.propagated
+                ));
             }
             held = held.plus(queued).plus(in_tx).plus(on_wire);
             if per_link_queued[li] != queued.pkts {
-                return Err(format!("link '{}': the queue holds {} packets, its per-flow counters say {}", name(li), queued.pkts, per_link_queued[li]));
+                return Err(format!(
+                    "link '{}': the queue holds {} packets, its per-flow counters say {}",
+                    name(li),
+                    queued.pkts,
+                    per_link_queued[li]
+                ));
             }
             if !within_limit(q) {
-                return Err(format!("link '{}': {} packets ({} bytes) queued, over the limit {:?}", name(li), queued.pkts, queued.bytes, q.limit()));
+                return Err(format!(
+                    "link '{}': {} packets ({} bytes) queued, over the limit {:?}",
+                    name(li),
+                    queued.pkts,
+                    queued.bytes,
+                    q.limit()
+                ));
             }
         }
 
@@ -192,11 +208,7 @@ impl Simulation {
                 if led.sent[i] != led.delivered[i].plus(led.dropped[i]).plus(alive_by_flow[fi][i]) {
                     return Err(format!(
                         "flow '{}', {what}: sent {:?} != delivered {:?} + dropped {:?} + alive {:?}",
-                        self.sc.flows[fi].name,
-                        led.sent[i],
-                        led.delivered[i],
-                        led.dropped[i],
-                        alive_by_flow[fi][i]
+                        self.sc.flows[fi].name, led.sent[i], led.delivered[i], led.dropped[i], alive_by_flow[fi][i]
                     ));
                 }
             }
@@ -239,7 +251,12 @@ impl Simulation {
 
     /// The link offered the most packets and the flow that sent the most, over the whole run.
     pub(crate) fn busiest(&self) -> (Option<(usize, u64)>, Option<(usize, u64)>) {
-        let link = self.links.iter().enumerate().map(|(i, l)| (i, l.ledger.offered.pkts)).max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)));
+        let link = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i, l.ledger.offered.pkts))
+            .max_by_key(|&(i, n)| (n, std::cmp::Reverse(i)));
         let flow = self
             .flows
             .iter()

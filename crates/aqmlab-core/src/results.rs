@@ -364,7 +364,8 @@ impl SeriesRecorder {
         let mut occupancy = vec![];
         if sc.trace.queue_by_flow {
             for &l in &sc.trace.links {
-                occupancy.push(hops_by_flow(sc).filter(|&(_, _, link)| link == l).map(|(fi, hop, _)| (fi, hop)).collect());
+                occupancy
+                    .push(hops_by_flow(sc).filter(|&(_, _, link)| link == l).map(|(fi, hop, _)| (fi, hop)).collect());
             }
         }
         SeriesRecorder {

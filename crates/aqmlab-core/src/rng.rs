@@ -77,10 +77,30 @@ mod tests {
 
     #[test]
     fn streams_depend_on_seed_and_name_only() {
-        let a: Vec<f64> = (0..4).map({ let mut r = SimRng::stream(7, "flow:a"); move |_| r.uniform() }).collect();
-        let again: Vec<f64> = (0..4).map({ let mut r = SimRng::stream(7, "flow:a"); move |_| r.uniform() }).collect();
-        let other: Vec<f64> = (0..4).map({ let mut r = SimRng::stream(7, "flow:b"); move |_| r.uniform() }).collect();
-        let reseeded: Vec<f64> = (0..4).map({ let mut r = SimRng::stream(8, "flow:a"); move |_| r.uniform() }).collect();
+        let a: Vec<f64> = (0..4)
+            .map({
+                let mut r = SimRng::stream(7, "flow:a");
+                move |_| r.uniform()
+            })
+            .collect();
+        let again: Vec<f64> = (0..4)
+            .map({
+                let mut r = SimRng::stream(7, "flow:a");
+                move |_| r.uniform()
+            })
+            .collect();
+        let other: Vec<f64> = (0..4)
+            .map({
+                let mut r = SimRng::stream(7, "flow:b");
+                move |_| r.uniform()
+            })
+            .collect();
+        let reseeded: Vec<f64> = (0..4)
+            .map({
+                let mut r = SimRng::stream(8, "flow:a");
+                move |_| r.uniform()
+            })
+            .collect();
         assert_eq!(a, again);
         assert_ne!(a, other);
         assert_ne!(a, reseeded);

@@ -32,8 +32,7 @@ use serde::Serialize;
 
 use crate::app::{self, FlowParams, Schedule};
 use crate::conf::{
-    parse_override_value, parse_toml, Duration, Fields, Node, Origin, Prob, Rate, Result, Source, Table,
-    Val,
+    parse_override_value, parse_toml, Duration, Fields, Node, Origin, Prob, Rate, Result, Source, Table, Val,
 };
 use crate::qdisc::{self, QdiscParams};
 
@@ -110,11 +109,19 @@ impl Scenario {
     pub fn parse(text: &str, path: &str, overrides: &[(String, String)]) -> Result<Scenario> {
         let src = Source { path: path.to_string() };
         if text.trim().is_empty() {
-            return Err(src.error(&Origin::Default, "", "the file is empty (a scenario needs [simulation], [[link]] and [[flow]])"));
+            return Err(src.error(
+                &Origin::Default,
+                "",
+                "the file is empty (a scenario needs [simulation], [[link]] and [[flow]])",
+            ));
         }
         let mut root = parse_toml(text, &src)?;
         if root.entries.is_empty() {
-            return Err(src.error(&Origin::Default, "", "the file is empty (a scenario needs [simulation], [[link]] and [[flow]])"));
+            return Err(src.error(
+                &Origin::Default,
+                "",
+                "the file is empty (a scenario needs [simulation], [[link]] and [[flow]])",
+            ));
         }
         for (key, value) in overrides {
             apply_override(&mut root, key, value, &src)?;
@@ -157,7 +164,9 @@ fn apply_override(root: &mut Table, key: &str, value: &str, src: &Source) -> Res
                 return fail(format!("the scenario has no [[{section}]] entries"));
             };
             let names: Vec<String> = items.iter().filter_map(|n| entry_label(n, section)).collect();
-            let found = items.iter_mut().find(|n| entry_label(n, section).is_some_and(|l| l == wanted) || matches_between(n, wanted));
+            let found = items
+                .iter_mut()
+                .find(|n| entry_label(n, section).is_some_and(|l| l == wanted) || matches_between(n, wanted));
             match found {
                 Some(Node { val: Val::Table(t), .. }) => (t, &parts[2..]),
                 _ => return fail(format!("no {section} named '{wanted}' (known: {})", names.join(", "))),
@@ -241,7 +250,9 @@ fn byte_limit(t: &Table, at: &Origin, path: &str) -> Option<(u64, Origin, String
     use crate::conf::{FromNode, Limit};
     let node = t.get("limit")?;
     match Limit::from_node(&node.val) {
-        Ok(Limit::Bytes(b)) => Some((b, if node.at == Origin::Default { at.clone() } else { node.at.clone() }, format!("{path}.limit"))),
+        Ok(Limit::Bytes(b)) => {
+            Some((b, if node.at == Origin::Default { at.clone() } else { node.at.clone() }, format!("{path}.limit")))
+        }
         _ => None,
     }
 }
@@ -282,7 +293,11 @@ fn entries<'t>(root: &'t Table, section: &str, src: &Source) -> Result<Vec<(&'t 
                 _ => Err(src.error(at, section, format!("write each {section} as a [[{section}]] table"))),
             })
             .collect(),
-        Some(n) => Err(src.error(&n.at, section, format!("write each {section} as a [[{section}]] table, not {}", n.val.type_name()))),
+        Some(n) => Err(src.error(
+            &n.at,
+            section,
+            format!("write each {section} as a [[{section}]] table, not {}", n.val.type_name()),
+        )),
     }
 }
 
@@ -320,21 +335,40 @@ impl<'a> Builder<'a> {
         let sim_table = match root.get("simulation") {
             Some(Node { val: Val::Table(t), at }) => (t, at.clone()),
             Some(n) => return Err(self.src.error(&n.at, "simulation", "must be a [simulation] table")),
-            None => return Err(self.src.error(&Origin::Default, "simulation", "missing: add a [simulation] table with at least duration")),
+            None => {
+                return Err(self.src.error(
+                    &Origin::Default,
+                    "simulation",
+                    "missing: add a [simulation] table with at least duration",
+                ))
+            }
         };
         let mut f = Fields::new(self.src, "simulation", sim_table.0, sim_table.1.clone());
         let duration: Duration = f.req("duration", Duration(0), "simulated time")?;
         f.ensure(duration.0 > 0, "duration", "must be above 0")?;
         let warmup: Duration = f.or("warmup", Duration(0), "statistics start here; they cover [warmup, duration)")?;
-        f.ensure(warmup.0 < duration.0, "warmup", format!("must be shorter than duration ({})", crate::units::fmt_duration(duration.0)))?;
+        f.ensure(
+            warmup.0 < duration.0,
+            "warmup",
+            format!("must be shorter than duration ({})", crate::units::fmt_duration(duration.0)),
+        )?;
         let seed: u64 = f.or("seed", 1u64, "master random seed")?;
         let name: Option<String> = f.opt("name", "scenario name (default: the file name)")?;
         let max_events: Option<u64> = f.opt("max_events", "stop with an error after this many events")?;
         f.ensure(max_events != Some(0), "max_events", "must be at least 1 (leave it out for no limit)")?;
-        let max_queue_pkts: u64 = f.or("max_queue_pkts", 1_000_000u64, "stop with an error when any queue holds more packets")?;
+        let max_queue_pkts: u64 =
+            f.or("max_queue_pkts", 1_000_000u64, "stop with an error when any queue holds more packets")?;
         f.ensure(max_queue_pkts >= 1, "max_queue_pkts", "must be at least 1")?;
-        let max_packets: u64 = f.or("max_packets", 10_000_000u64, "stop with an error when more packets are alive at once (queued, in transmission or on the wire)")?;
-        f.ensure((1..=MAX_PACKETS_CAP).contains(&max_packets), "max_packets", format!("must be from 1 to {MAX_PACKETS_CAP}"))?;
+        let max_packets: u64 = f.or(
+            "max_packets",
+            10_000_000u64,
+            "stop with an error when more packets are alive at once (queued, in transmission or on the wire)",
+        )?;
+        f.ensure(
+            (1..=MAX_PACKETS_CAP).contains(&max_packets),
+            "max_packets",
+            format!("must be from 1 to {MAX_PACKETS_CAP}"),
+        )?;
         self.max_packets = max_packets;
         f.finish()?;
 
@@ -364,10 +398,16 @@ impl<'a> Builder<'a> {
             // would exhaust memory long before the run ends.
             if duration.0 / iv > MAX_SAMPLES {
                 let at = t.get("interval").map(|n| n.at.clone()).unwrap_or_else(|| at.clone());
-                return Err(self.src.error(&at, "trace.interval", format!(
-                    "{} over {} gives {} samples per series (at most {MAX_SAMPLES}): sample less often",
-                    crate::units::fmt_duration(iv), crate::units::fmt_duration(duration.0), duration.0 / iv
-                )));
+                return Err(self.src.error(
+                    &at,
+                    "trace.interval",
+                    format!(
+                        "{} over {} gives {} samples per series (at most {MAX_SAMPLES}): sample less often",
+                        crate::units::fmt_duration(iv),
+                        crate::units::fmt_duration(duration.0),
+                        duration.0 / iv
+                    ),
+                ));
             }
         }
         self.check_buffers_hold_a_packet(&flows)?;
@@ -391,7 +431,9 @@ impl<'a> Builder<'a> {
     fn read_link(&mut self, t: &Table, at: Origin) -> Result<()> {
         let label = match t.get("name").map(|n| &n.val) {
             Some(Val::Str(s)) => s.clone(),
-            _ => between_of(t).map(|(a, b)| format!("{a}->{b}")).unwrap_or_else(|| format!("#{}", self.links.len() / 2 + 1)),
+            _ => between_of(t)
+                .map(|(a, b)| format!("{a}->{b}"))
+                .unwrap_or_else(|| format!("#{}", self.links.len() / 2 + 1)),
         };
         let mut f = Fields::new(self.src, format!("link[{label}]"), t, at.clone());
         let count: Option<u32> = f.opt("count", "expand this entry count times, {i} = first..first+count-1")?;
@@ -406,7 +448,11 @@ impl<'a> Builder<'a> {
                 _ => return Err(f.error("between", "expected two node names, as between = [\"r1\", \"r2\"]")),
             },
             Some(_) => return Err(f.error("between", "expected two node names, as between = [\"r1\", \"r2\"]")),
-            None => return Err(f.error("between", "is required but missing: name the two nodes, as between = [\"r1\", \"r2\"]")),
+            None => {
+                return Err(
+                    f.error("between", "is required but missing: name the two nodes, as between = [\"r1\", \"r2\"]")
+                )
+            }
         };
         let name: Option<String> = f.opt("name", "name of the first-to-second direction")?;
         let rate: Rate = f.req("rate", Rate(1), "line rate")?;
@@ -420,7 +466,9 @@ impl<'a> Builder<'a> {
         };
         let reverse_table = f.table("queue_reverse")?;
         let queue_reverse = match reverse_table {
-            Some((qt, ref qat)) => Some(read_queue(self.src, &format!("link[{label}].queue_reverse"), qt, qat.clone())?),
+            Some((qt, ref qat)) => {
+                Some(read_queue(self.src, &format!("link[{label}].queue_reverse"), qt, qat.clone())?)
+            }
             None => None,
         };
         let fwd_bytes = queue_table.as_ref().and_then(|(qt, qat)| byte_limit(qt, qat, &format!("link[{label}].queue")));
@@ -428,7 +476,8 @@ impl<'a> Builder<'a> {
             Some((qt, qat)) => byte_limit(qt, qat, &format!("link[{label}].queue_reverse")),
             None => fwd_bytes.clone(),
         };
-        let uses_i = [&between.0, &between.1].iter().any(|s| s.contains("{i}")) || name.as_deref().is_some_and(|n| n.contains("{i}"));
+        let uses_i = [&between.0, &between.1].iter().any(|s| s.contains("{i}"))
+            || name.as_deref().is_some_and(|n| n.contains("{i}"));
         if uses_i && count.is_none() {
             return Err(f.error("between", "uses {i} but the entry has no count"));
         }
@@ -443,20 +492,42 @@ impl<'a> Builder<'a> {
             }
             let (ia, ib) = (self.node(&a), self.node(&b));
             if self.out_links[ia as usize].iter().any(|&l| self.links[l as usize].to == ib) {
-                return Err(self.src.error(&at, &format!("link[{label}].between"), format!("a second link between '{a}' and '{b}' (one duplex link per pair)")));
+                return Err(self.src.error(
+                    &at,
+                    &format!("link[{label}].between"),
+                    format!("a second link between '{a}' and '{b}' (one duplex link per pair)"),
+                ));
             }
             let fwd_name = name.as_ref().map(|n| substitute(n, i)).unwrap_or_else(|| format!("{a}->{b}"));
             if self.link_names.contains(&fwd_name) {
-                return Err(self.src.error(&at, &format!("link[{label}].name"), format!("'{fwd_name}' names two links")));
+                return Err(self.src.error(
+                    &at,
+                    &format!("link[{label}].name"),
+                    format!("'{fwd_name}' names two links"),
+                ));
             }
             for (from, to, lname, q, bytes) in [
                 (ia, ib, fwd_name.clone(), queue.clone(), fwd_bytes.clone()),
-                (ib, ia, format!("{b}->{a}"), queue_reverse.clone().unwrap_or_else(|| queue.clone()), rev_bytes.clone()),
+                (
+                    ib,
+                    ia,
+                    format!("{b}->{a}"),
+                    queue_reverse.clone().unwrap_or_else(|| queue.clone()),
+                    rev_bytes.clone(),
+                ),
             ] {
                 let id = self.links.len() as u32;
                 self.link_names.insert(lname.clone());
                 self.byte_limits.push(bytes);
-                self.links.push(LinkSpec { name: lname, from, to, rate_bps: rate.0, delay_ns: delay.0, loss: loss.0, queue: q });
+                self.links.push(LinkSpec {
+                    name: lname,
+                    from,
+                    to,
+                    rate_bps: rate.0,
+                    delay_ns: delay.0,
+                    loss: loss.0,
+                    queue: q,
+                });
                 self.link_at.push(at.clone());
                 self.out_links[from as usize].push(id);
             }
@@ -464,7 +535,14 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    fn read_flow(&mut self, t: &Table, at: Origin, duration: u64, routes: &mut Routes, flows: &mut Vec<FlowSpec>) -> Result<()> {
+    fn read_flow(
+        &mut self,
+        t: &Table,
+        at: Origin,
+        duration: u64,
+        routes: &mut Routes,
+        flows: &mut Vec<FlowSpec>,
+    ) -> Result<()> {
         let label = match t.get("name").map(|n| &n.val) {
             Some(Val::Str(s)) => s.clone(),
             _ => format!("#{}", flows.len() + 1),
@@ -487,9 +565,14 @@ impl<'a> Builder<'a> {
         };
         let group: Option<String> = f.opt("group", "label for per-group fairness")?;
         let start: Duration = f.or("start", Duration(0), "when the source starts")?;
-        let jitter: Duration = f.or("start_jitter", Duration(0), "start at a uniform random time in [start, start + start_jitter]")?;
+        let jitter: Duration =
+            f.or("start_jitter", Duration(0), "start at a uniform random time in [start, start + start_jitter]")?;
         let stop: Option<Duration> = f.opt("stop", "when the source stops (default: never)")?;
-        f.ensure(start.0 + jitter.0 < duration, "start", "(plus start_jitter) is not before the end of the simulation")?;
+        f.ensure(
+            start.0 + jitter.0 < duration,
+            "start",
+            "(plus start_jitter) is not before the end of the simulation",
+        )?;
         if let Some(stop) = stop {
             f.ensure(stop.0 > start.0, "stop", "must be after start")?;
         }
@@ -512,12 +595,16 @@ impl<'a> Builder<'a> {
             }
             let (s, d) = (substitute(&src, i), substitute(&dst, i));
             let known = |n: &str| self.node_ids.get(n).copied();
-            let sid = known(&s).ok_or_else(|| self.src.error(&src_at, &field("src"), format!("no link touches node '{s}'")))?;
-            let did = known(&d).ok_or_else(|| self.src.error(&dst_at, &field("dst"), format!("no link touches node '{d}'")))?;
+            let sid = known(&s)
+                .ok_or_else(|| self.src.error(&src_at, &field("src"), format!("no link touches node '{s}'")))?;
+            let did = known(&d)
+                .ok_or_else(|| self.src.error(&dst_at, &field("dst"), format!("no link touches node '{d}'")))?;
             if sid == did {
                 return Err(self.src.error(&dst_at, &field("dst"), "is the same node as src"));
             }
-            let fwd = routes.path(self, sid, did).ok_or_else(|| self.src.error(&dst_at, &field("dst"), format!("'{d}' cannot be reached from '{s}'")))?;
+            let fwd = routes
+                .path(self, sid, did)
+                .ok_or_else(|| self.src.error(&dst_at, &field("dst"), format!("'{d}' cannot be reached from '{s}'")))?;
             // Links are duplex and declared in pairs (ids 2k, 2k+1), so the forward path walked
             // backwards over the other directions is a shortest path back: ACKs retrace the data's
             // route, and no search per source is needed (that would cost O(flows x nodes)).
@@ -563,10 +650,11 @@ impl<'a> Builder<'a> {
             _ => None,
         };
         if let Some(w) = window {
-            f.ensure(w as u64 <= self.max_packets, "max_window", format!(
-                "{w} packets is more than simulation.max_packets ({}) may be alive at once",
-                self.max_packets
-            ))?;
+            f.ensure(
+                w as u64 <= self.max_packets,
+                "max_window",
+                format!("{w} packets is more than simulation.max_packets ({}) may be alive at once", self.max_packets),
+            )?;
         }
         Ok(())
     }
@@ -601,7 +689,9 @@ impl<'a> Builder<'a> {
         let queue_by_flow: bool = f.or("queue_by_flow", false, "record each flow's packets in each traced queue")?;
         let mut links = Vec::new();
         for n in &link_names {
-            let id = self.links.iter().position(|l| &l.name == n || format!("{}->{}", self.nodes[l.from as usize], self.nodes[l.to as usize]) == *n);
+            let id = self.links.iter().position(|l| {
+                &l.name == n || format!("{}->{}", self.nodes[l.from as usize], self.nodes[l.to as usize]) == *n
+            });
             links.push(id.ok_or_else(|| f.error("links", format!("no link direction named '{n}'")))? as u32);
         }
         let mut ids = Vec::new();
@@ -610,7 +700,10 @@ impl<'a> Builder<'a> {
                 ids.extend(0..flows.len() as u32);
                 continue;
             }
-            let id = flows.iter().position(|fl| &fl.name == n).ok_or_else(|| f.error("flows", format!("no flow named '{n}'")))?;
+            let id = flows
+                .iter()
+                .position(|fl| &fl.name == n)
+                .ok_or_else(|| f.error("flows", format!("no flow named '{n}'")))?;
             ids.push(id as u32);
         }
         f.finish()?;
@@ -693,7 +786,11 @@ impl Routes {
                 if dist[u] == u32::MAX || dist[u] == 0 {
                     return u32::MAX;
                 }
-                b.out_links[u].iter().copied().find(|&l| dist[b.links[l as usize].to as usize] + 1 == dist[u]).unwrap_or(u32::MAX)
+                b.out_links[u]
+                    .iter()
+                    .copied()
+                    .find(|&l| dist[b.links[l as usize].to as usize] + 1 == dist[u])
+                    .unwrap_or(u32::MAX)
             })
             .collect()
     }

@@ -167,7 +167,8 @@ impl Simulation {
         let mean_packet_size = if sc.flows.is_empty() {
             1000
         } else {
-            (sc.flows.iter().map(|f| f.params.mean_packet_size()).sum::<f64>() / sc.flows.len() as f64).round().max(1.0) as u32
+            (sc.flows.iter().map(|f| f.params.mean_packet_size()).sum::<f64>() / sc.flows.len() as f64).round().max(1.0)
+                as u32
         };
         let links = sc
             .links
@@ -219,7 +220,10 @@ impl Simulation {
             agents.push(receiver);
             sched.at(when.start, Event::Start { agent: 2 * i as u32 });
         }
-        debug_assert!(hops_by_flow(sc).map(|(_, _, link)| link).eq(paths.iter().copied()), "hops_by_flow walks the layout built here");
+        debug_assert!(
+            hops_by_flow(sc).map(|(_, _, link)| link).eq(paths.iter().copied()),
+            "hops_by_flow walks the layout built here"
+        );
         let hops = HopCounters::new(paths.len(), sc.warmup_ns > 0);
         let series = results::SeriesRecorder::new(sc);
         if let Some(interval) = sc.trace.interval {
@@ -305,8 +309,12 @@ impl Simulation {
             // whole (the invariants hold, and results can still be read).
             if self.events >= max_events {
                 let (link, flow) = self.busiest();
-                let link = link.map(|(l, n)| format!("; busiest link '{}' ({n} packets offered)", self.sc.links[l].name)).unwrap_or_default();
-                let flow = flow.map(|(f, n)| format!(", busiest flow '{}' ({n} packets sent)", self.sc.flows[f].name)).unwrap_or_default();
+                let link = link
+                    .map(|(l, n)| format!("; busiest link '{}' ({n} packets offered)", self.sc.links[l].name))
+                    .unwrap_or_default();
+                let flow = flow
+                    .map(|(f, n)| format!(", busiest flow '{}' ({n} packets sent)", self.sc.flows[f].name))
+                    .unwrap_or_default();
                 return Err(SimError(format!(
                     "stopped at {:.3} s after {} events (simulation.max_events){link}{flow}; raise max_events if the run is meant to be this long",
                     t as f64 * 1e-9,
@@ -479,7 +487,8 @@ impl Simulation {
             l.stats.arrivals += 1;
         }
         self.hops.arrival(hop_idx, full);
-        let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: l.tx };
+        let mut cx =
+            QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: l.tx };
         let verdict = l.q.enqueue(id, &mut cx);
         match verdict {
             Verdict::Enqueued => {}
@@ -570,7 +579,8 @@ impl Simulation {
         let l = &mut self.links[link_id as usize];
         debug_assert!(l.tx.is_none());
         Self::touch(l, now, lo, hi);
-        let mut cx = QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: None };
+        let mut cx =
+            QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: None };
         let next = l.q.dequeue(&mut cx);
         let rate = l.rate_bps;
         self.drop_victims(now, link_id);
@@ -642,12 +652,19 @@ impl Simulation {
     fn too_many_packets(&self, now: u64) -> SimError {
         let link = self
             .fullest_link()
-            .map(|(l, q, w)| format!("; link '{}' holds the most ({q} queued or in transmission, {w} on the wire)", self.sc.links[l].name))
+            .map(|(l, q, w)| {
+                format!(
+                    "; link '{}' holds the most ({q} queued or in transmission, {w} on the wire)",
+                    self.sc.links[l].name
+                )
+            })
             .unwrap_or_default();
         let in_flight = self.in_flight_by_flow();
         let flow = (0..in_flight.len())
             .max_by_key(|&f| (in_flight[f], std::cmp::Reverse(f)))
-            .map(|f| format!(", flow '{}' has the most data packets in flight ({})", self.sc.flows[f].name, in_flight[f]))
+            .map(|f| {
+                format!(", flow '{}' has the most data packets in flight ({})", self.sc.flows[f].name, in_flight[f])
+            })
             .unwrap_or_default();
         SimError(format!(
             "stopped at {:.3} s: more than {} packets alive at once (simulation.max_packets){link}{flow}; a window or a bandwidth-delay product this large needs more memory than it is worth",

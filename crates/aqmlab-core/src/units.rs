@@ -23,19 +23,15 @@ fn split_number(text: &str) -> Option<(f64, &str)> {
 
 fn scaled(text: &str, units: &[(&str, f64)], what: &str) -> Result<u64, String> {
     let allowed = units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ");
-    let (value, unit) = split_number(text)
-        .ok_or_else(|| format!("'{text}' is not a {what}: write a number and a unit ({allowed})"))?;
-    let factor = units
-        .iter()
-        .find(|(u, _)| *u == unit)
-        .map(|(_, f)| *f)
-        .ok_or_else(|| {
-            if unit.is_empty() {
-                format!("'{text}' has no unit: write a number and a unit ({allowed})")
-            } else {
-                format!("'{text}' has an unknown unit '{unit}' (allowed: {allowed})")
-            }
-        })?;
+    let (value, unit) =
+        split_number(text).ok_or_else(|| format!("'{text}' is not a {what}: write a number and a unit ({allowed})"))?;
+    let factor = units.iter().find(|(u, _)| *u == unit).map(|(_, f)| *f).ok_or_else(|| {
+        if unit.is_empty() {
+            format!("'{text}' has no unit: write a number and a unit ({allowed})")
+        } else {
+            format!("'{text}' has an unknown unit '{unit}' (allowed: {allowed})")
+        }
+    })?;
     if !value.is_finite() || value < 0.0 {
         return Err(format!("'{text}' must be a finite, non-negative {what}"));
     }
@@ -48,30 +44,18 @@ fn scaled(text: &str, units: &[(&str, f64)], what: &str) -> Result<u64, String> 
 
 /// A duration string to nanoseconds: `s`, `ms`, `us`, `ns`, `min`.
 pub fn parse_duration(text: &str) -> Result<u64, String> {
-    scaled(
-        text,
-        &[("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1.0), ("min", 60e9)],
-        "duration",
-    )
+    scaled(text, &[("s", 1e9), ("ms", 1e6), ("us", 1e3), ("ns", 1.0), ("min", 60e9)], "duration")
 }
 
 /// A bit-rate string to bits per second: `bps`, `kbps`, `Mbps`, `Gbps` (decimal prefixes).
 pub fn parse_rate(text: &str) -> Result<u64, String> {
-    scaled(
-        text,
-        &[("bps", 1.0), ("kbps", 1e3), ("Kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9)],
-        "bit rate",
-    )
+    scaled(text, &[("bps", 1.0), ("kbps", 1e3), ("Kbps", 1e3), ("Mbps", 1e6), ("Gbps", 1e9)], "bit rate")
 }
 
 /// A size string to bytes: `B`, `KB`, `MB`, `GB` (decimal prefixes, as networking uses),
 /// and `KiB`, `MiB` (binary).
 pub fn parse_size(text: &str) -> Result<u64, String> {
-    scaled(
-        text,
-        &[("B", 1.0), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0), ("MiB", 1048576.0)],
-        "size",
-    )
+    scaled(text, &[("B", 1.0), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("KiB", 1024.0), ("MiB", 1048576.0)], "size")
 }
 
 /// Seconds as a float, for reports.

@@ -26,7 +26,9 @@ fn every_bad_scenario_is_refused_with_its_message() {
         let want = format!("{file}{message}");
         match Scenario::parse(&text, file, &[]) {
             Ok(_) => failures.push(format!("{file}: accepted, expected `{want}`")),
-            Err(e) if !e.to_string().starts_with(&want) => failures.push(format!("{file}:\n  got      `{e}`\n  expected `{want}`")),
+            Err(e) if !e.to_string().starts_with(&want) => {
+                failures.push(format!("{file}:\n  got      `{e}`\n  expected `{want}`"))
+            }
             Err(e) => assert!(!e.to_string().contains('\n'), "{file}: the message is more than one line: {e}"),
         }
     }
@@ -53,7 +55,11 @@ fn every_file_of_the_catalogue_has_its_message() {
     for entry in std::fs::read_dir(&dir).unwrap() {
         let entry = entry.unwrap();
         let name = entry.file_name().to_string_lossy().to_string();
-        if entry.file_type().unwrap().is_file() && name != "expected.toml" && !expected.contains_key(&name) && !cli.contains_key(&name) {
+        if entry.file_type().unwrap().is_file()
+            && name != "expected.toml"
+            && !expected.contains_key(&name)
+            && !cli.contains_key(&name)
+        {
             missing.push(name);
         }
     }

@@ -45,7 +45,13 @@ fn delivered_pps(r: &Results) -> Vec<f64> {
 fn front_choke_matches_table_two() {
     // mu = 1, lambda = (1, 2): p_i = lambda_i / (mu + 2 lambda_i) = 1/3, 2/5; P0 = 1 - sum p_i.
     let lam = [1.0, 2.0];
-    let r = run_text(&scenario(&format!("{{ discipline = \"choke\", variant = \"front\", {MODEL} }}"), &lam, 1.0, 600), "front.toml", &[], None).unwrap();
+    let r = run_text(
+        &scenario(&format!("{{ discipline = \"choke\", variant = \"front\", {MODEL} }}"), &lam, 1.0, 600),
+        "front.toml",
+        &[],
+        None,
+    )
+    .unwrap();
     let p: Vec<f64> = lam.iter().map(|l| l / (1.0 + 2.0 * l)).collect();
     let t: Vec<f64> = delivered_pps(&r).iter().map(|x| x / MU_PPS).collect();
     let p0 = 1.0 - r.links[0].utilization;
@@ -76,7 +82,13 @@ fn back_choke_matches_table_three() {
     let z: f64 = t.iter().sum();
     t.iter_mut().for_each(|x| *x /= z);
     // Arrivals total S = 10 (10000 packets/s): a link of mu = 20 keeps the queue stable.
-    let r = run_text(&scenario(&format!("{{ discipline = \"choke\", variant = \"back\", memory = 2, {MODEL} }}"), &lam, 20.0, 200), "back.toml", &[], None).unwrap();
+    let r = run_text(
+        &scenario(&format!("{{ discipline = \"choke\", variant = \"back\", memory = 2, {MODEL} }}"), &lam, 20.0, 200),
+        "back.toml",
+        &[],
+        None,
+    )
+    .unwrap();
     let d = delivered_pps(&r);
     let total: f64 = d.iter().sum();
     let share: Vec<f64> = d.iter().map(|x| x / total).collect();

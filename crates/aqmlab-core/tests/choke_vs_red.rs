@@ -68,7 +68,9 @@ fn red_gives_the_unresponsive_flow_its_arrival_share_and_choke_well_under_half()
     let choke = run(r#"{ discipline = "choke", limit = 300, min_th = 30, max_th = 60 }"#);
     let (red_share, red_util) = udp_share(&red);
     let (choke_share, choke_util) = udp_share(&choke);
-    eprintln!("UDP share of the link: RED {red_share:.3} (util {red_util:.3}), CHOKe {choke_share:.3} (util {choke_util:.3})");
+    eprintln!(
+        "UDP share of the link: RED {red_share:.3} (util {red_util:.3}), CHOKe {choke_share:.3} (util {choke_util:.3})"
+    );
     // RED's drops ignore the flow, so each flow keeps its share of the arrivals: 2 / (2 + 1).
     assert!((red_share - 2.0 / 3.0).abs() < 0.05, "RED: UDP share {red_share:.3}");
     // CHOKe: the UDP flow fills the queue, so its arrivals match and it loses most of them.

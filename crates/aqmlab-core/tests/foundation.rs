@@ -60,8 +60,16 @@ fn server_means(load: f64, size: &str) -> (f64, f64) {
 #[track_caller]
 fn assert_within(measured: f64, expected: f64, rel: f64, what: &str) {
     let err = (measured - expected).abs() / expected;
-    assert!(err <= rel, "{what}: measured {measured:.5}, theory {expected:.5}, error {:.2}% > {:.0}%", err * 100.0, rel * 100.0);
-    eprintln!("{what}: measured {measured:.5}, theory {expected:.5} ({:+.2}%)", (measured - expected) / expected * 100.0);
+    assert!(
+        err <= rel,
+        "{what}: measured {measured:.5}, theory {expected:.5}, error {:.2}% > {:.0}%",
+        err * 100.0,
+        rel * 100.0
+    );
+    eprintln!(
+        "{what}: measured {measured:.5}, theory {expected:.5} ({:+.2}%)",
+        (measured - expected) / expected * 100.0
+    );
 }
 
 #[test]
@@ -216,7 +224,11 @@ fn every_flow_has_a_shortest_path_there_and_the_same_links_back() {
         let walk = |path: &[u32], from: u32, to: u32| {
             let mut at = from;
             for &l in path {
-                assert_eq!(sc.links[l as usize].from, at, "{}: path breaks at link {}", f.name, sc.links[l as usize].name);
+                assert_eq!(
+                    sc.links[l as usize].from, at,
+                    "{}: path breaks at link {}",
+                    f.name, sc.links[l as usize].name
+                );
                 at = sc.links[l as usize].to;
             }
             assert_eq!(at, to, "{}: path ends elsewhere", f.name);
@@ -224,8 +236,10 @@ fn every_flow_has_a_shortest_path_there_and_the_same_links_back() {
         walk(&f.fwd, f.src, f.dst);
         walk(&f.rev, f.dst, f.src);
         assert_eq!(f.fwd.len(), 3, "{}: s -> r1 -> r2 -> sink is three hops", f.name);
-        let back: Vec<(u32, u32)> = f.rev.iter().rev().map(|&l| (sc.links[l as usize].to, sc.links[l as usize].from)).collect();
-        let there: Vec<(u32, u32)> = f.fwd.iter().map(|&l| (sc.links[l as usize].from, sc.links[l as usize].to)).collect();
+        let back: Vec<(u32, u32)> =
+            f.rev.iter().rev().map(|&l| (sc.links[l as usize].to, sc.links[l as usize].from)).collect();
+        let there: Vec<(u32, u32)> =
+            f.fwd.iter().map(|&l| (sc.links[l as usize].from, sc.links[l as usize].to)).collect();
         assert_eq!(back, there, "{}: ACKs retrace the data's route", f.name);
     }
 }

@@ -91,7 +91,8 @@ fn water_filling_reference_is_max_min() {
 
 /// Throughputs (bps) of flows `prefix1..prefixN` with CBR `demands` through `queue`.
 fn cbr_shares(prefix: &str, queue: &str, demands: &[u64]) -> Vec<f64> {
-    let flows: String = demands.iter().enumerate().map(|(i, &d)| cbr(&format!("{prefix}{}", i + 1), i + 1, d)).collect();
+    let flows: String =
+        demands.iter().enumerate().map(|(i, &d)| cbr(&format!("{prefix}{}", i + 1), i + 1, d)).collect();
     let r = run(&dumbbell(100, demands.len(), queue, &flows));
     assert!(link(&r, "bottleneck").utilization > 0.999);
     (1..=demands.len()).map(|i| flow(&r, &format!("{prefix}{i}")).throughput_bps).collect()
@@ -180,7 +181,11 @@ fn fq_keeps_a_light_poisson_flow_out_of_the_greedy_flows_queue() {
     };
     let (fifo, n_fifo) = delay(r#"{ discipline = "droptail", limit = 30 }"#);
     let (fq, n_fq) = delay(r#"{ discipline = "fq", limit = 30 }"#);
-    eprintln!("light flow queueing delay: droptail {:.2} ms ({n_fifo} packets), fq {:.2} ms ({n_fq} packets)", fifo * 1e3, fq * 1e3);
+    eprintln!(
+        "light flow queueing delay: droptail {:.2} ms ({n_fifo} packets), fq {:.2} ms ({n_fq} packets)",
+        fifo * 1e3,
+        fq * 1e3
+    );
     assert!(n_fq > 800 && n_fifo > 100);
     assert!((0.232..=0.240).contains(&fifo), "droptail {fifo}");
     assert!((0.0035..=0.0047).contains(&fq), "fq {fq}");

@@ -78,14 +78,73 @@ fn budget() -> (Duration, u64) {
 }
 
 const INTERESTING: &[&str] = &[
-    "0", "-1", "1", "2", "3", "7", "255", "65535", "65536", "1048576", "1048577", "4294967295", "4294967296",
-    "9223372036854775807", "-9223372036854775808", "0.0", "-0.0", "0.5", "1.0", "1.5", "1e-300", "1e308", "nan",
-    "inf", "-inf", "true", "false", "\"\"", "\"0s\"", "\"1ns\"", "\"1e-9s\"", "\"1e18ns\"", "\"4e9s\"", "\"1e12s\"",
-    "\"1bps\"", "\"1e15Gbps\"", "\"1Gbps\"", "\"1B\"", "\"1e18B\"", "\"1GB\"", "\"unbounded\"", "\"{i}\"", "\"a{i}\"",
-    "\"{i}{i}\"", "\"all\"", "[]", "[1, 2]", "[\"a\", \"b\"]", "[\"a\", \"a\"]", "{}", "{ dist = \"uniform\", min = 1, max = 1048576 }",
-    "{ dist = \"exponential\", mean = 1e9 }", "{ dist = \"exponential\", mean = 0.001 }", "\"red\"", "\"choke\"", "\"fq\"",
-    "\"sred\"", "\"random_drop\"", "\"tcp\"", "\"telnet\"", "\"vegas\"", "\"decbit\"", "\"front\"", "\"back\"", "\"flow\"",
-    "1979-05-27", "\"\\u0000\"",
+    "0",
+    "-1",
+    "1",
+    "2",
+    "3",
+    "7",
+    "255",
+    "65535",
+    "65536",
+    "1048576",
+    "1048577",
+    "4294967295",
+    "4294967296",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "0.0",
+    "-0.0",
+    "0.5",
+    "1.0",
+    "1.5",
+    "1e-300",
+    "1e308",
+    "nan",
+    "inf",
+    "-inf",
+    "true",
+    "false",
+    "\"\"",
+    "\"0s\"",
+    "\"1ns\"",
+    "\"1e-9s\"",
+    "\"1e18ns\"",
+    "\"4e9s\"",
+    "\"1e12s\"",
+    "\"1bps\"",
+    "\"1e15Gbps\"",
+    "\"1Gbps\"",
+    "\"1B\"",
+    "\"1e18B\"",
+    "\"1GB\"",
+    "\"unbounded\"",
+    "\"{i}\"",
+    "\"a{i}\"",
+    "\"{i}{i}\"",
+    "\"all\"",
+    "[]",
+    "[1, 2]",
+    "[\"a\", \"b\"]",
+    "[\"a\", \"a\"]",
+    "{}",
+    "{ dist = \"uniform\", min = 1, max = 1048576 }",
+    "{ dist = \"exponential\", mean = 1e9 }",
+    "{ dist = \"exponential\", mean = 0.001 }",
+    "\"red\"",
+    "\"choke\"",
+    "\"fq\"",
+    "\"sred\"",
+    "\"random_drop\"",
+    "\"tcp\"",
+    "\"telnet\"",
+    "\"vegas\"",
+    "\"decbit\"",
+    "\"front\"",
+    "\"back\"",
+    "\"flow\"",
+    "1979-05-27",
+    "\"\\u0000\"",
 ];
 
 /// Keys to insert: every key written anywhere in the corpus and every parameter of the catalogue.
@@ -95,7 +154,10 @@ fn keys(corpus: &[String]) -> Vec<String> {
         for line in text.lines() {
             if let Some((k, _)) = line.split_once('=') {
                 let k = k.trim();
-                if !k.is_empty() && k.len() < 40 && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '"') {
+                if !k.is_empty()
+                    && k.len() < 40
+                    && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '"')
+                {
                     keys.insert(k.to_string());
                 }
             }
@@ -133,7 +195,8 @@ fn mutate(rng: &mut SimRng, text: &str, corpus: &[String], keys: &[String]) -> S
                 let eqs: Vec<usize> = line.match_indices('=').map(|(j, _)| j).collect();
                 if let Some(&j) = eqs.get(rng.below(eqs.len().max(1))) {
                     let rest = &line[j + 1..];
-                    let end = rest.find([',', '}']).map(|e| j + 1 + e).filter(|_| line.contains('{')).unwrap_or(line.len());
+                    let end =
+                        rest.find([',', '}']).map(|e| j + 1 + e).filter(|_| line.contains('{')).unwrap_or(line.len());
                     lines[i] = format!("{} {v}{}", &line[..=j], &line[end..]);
                 }
             }
@@ -172,7 +235,10 @@ fn mutate(rng: &mut SimRng, text: &str, corpus: &[String], keys: &[String]) -> S
 /// Parse `text`; if it is a scenario, run it for a bounded number of events and check the
 /// invariants. Ok(()) or the failure (a panic's message, or an invariant).
 fn exercise(text: &str) -> Result<(), String> {
-    let limits = [("simulation.max_events".to_string(), "30000".to_string()), ("simulation.max_packets".to_string(), "200000".to_string())];
+    let limits = [
+        ("simulation.max_events".to_string(), "30000".to_string()),
+        ("simulation.max_packets".to_string(), "200000".to_string()),
+    ];
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let Ok(sc) = Scenario::parse(text, "fuzz.toml", &[]) else { return Ok(()) };
         // Run with guards that keep a case short and small.

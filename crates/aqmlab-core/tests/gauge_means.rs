@@ -57,10 +57,12 @@ fn traced_links_report_the_window_average_of_each_gauge_and_the_others_none() {
 fn the_average_is_the_time_average_over_the_window_sampled_finely() {
     // The integral is exact; the mean of 1 ms samples taken in the window must agree closely
     // (RED's avg moves by w_q per arrival, so it is nearly constant over a millisecond).
-    let r = run_text(&scenario(r#"{ discipline = "red", limit = 300, w_q = 0.002 }"#, "1ms"), "g.toml", &[], None).unwrap();
+    let r =
+        run_text(&scenario(r#"{ discipline = "red", limit = 300, w_q = 0.002 }"#, "1ms"), "g.toml", &[], None).unwrap();
     let b = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
     let cols = &r.series.links["bottleneck"];
-    let samples: Vec<f64> = cols.t_s.iter().zip(&cols.values["avg"]).filter(|(t, _)| **t >= 10.0).map(|(_, v)| *v).collect();
+    let samples: Vec<f64> =
+        cols.t_s.iter().zip(&cols.values["avg"]).filter(|(t, _)| **t >= 10.0).map(|(_, v)| *v).collect();
     assert!(samples.len() > 49_000, "{}", samples.len());
     let sampled = samples.iter().sum::<f64>() / samples.len() as f64;
     let all: f64 = cols.values["avg"].iter().sum::<f64>() / cols.values["avg"].len() as f64;

@@ -13,7 +13,8 @@ const CASES: u64 = 300;
 
 fn parse(seed: u64) -> (Scenario, gen::Shape, String) {
     let (text, shape) = gen::scenario(seed);
-    let sc = Scenario::parse(&text, &format!("random-{seed}.toml"), &[]).unwrap_or_else(|e| panic!("generated scenario {seed} refused: {e}\n{text}"));
+    let sc = Scenario::parse(&text, &format!("random-{seed}.toml"), &[])
+        .unwrap_or_else(|e| panic!("generated scenario {seed} refused: {e}\n{text}"));
     (sc, shape, text)
 }
 
@@ -83,20 +84,46 @@ fn packets_and_bytes_are_conserved_and_queues_stay_within_their_limits() {
             // Every per-flow count of a link adds up to the link's own.
             let sum = |g: fn(&aqmlab_core::results::LinkFlowResult) -> u64| l.flows.iter().map(g).sum::<u64>();
             assert_eq!(l.arrivals, sum(|f| f.arrivals), "scenario {seed}, link {}: arrivals by flow\n{text}", l.name);
-            assert_eq!(l.departures, sum(|f| f.departures), "scenario {seed}, link {}: departures by flow\n{text}", l.name);
+            assert_eq!(
+                l.departures,
+                sum(|f| f.departures),
+                "scenario {seed}, link {}: departures by flow\n{text}",
+                l.name
+            );
             assert_eq!(l.dropped_pkts, sum(|f| f.drops), "scenario {seed}, link {}: drops by flow\n{text}", l.name);
-            assert_eq!(l.dropped_pkts, l.drops_by_reason.values().sum::<u64>(), "scenario {seed}, link {}\n{text}", l.name);
-            if let aqmlab_core::conf::Limit::Packets(n) = sc.links.iter().find(|s| s.name == l.name).map(|s| limit_of(&s.queue)).unwrap() {
-                assert!(l.max_queue_pkts <= n as u64, "scenario {seed}, link {}: {} queued, limit {n}\n{text}", l.name, l.max_queue_pkts);
+            assert_eq!(
+                l.dropped_pkts,
+                l.drops_by_reason.values().sum::<u64>(),
+                "scenario {seed}, link {}\n{text}",
+                l.name
+            );
+            if let aqmlab_core::conf::Limit::Packets(n) =
+                sc.links.iter().find(|s| s.name == l.name).map(|s| limit_of(&s.queue)).unwrap()
+            {
+                assert!(
+                    l.max_queue_pkts <= n as u64,
+                    "scenario {seed}, link {}: {} queued, limit {n}\n{text}",
+                    l.name,
+                    l.max_queue_pkts
+                );
             }
             // Without warmup the window is the whole run: what arrived left, was dropped by the
             // queue or waits (a drop in transmission counts as a departure and as a drop).
             let queue_drops = l.dropped_pkts - l.drops_by_reason.get("link_loss").copied().unwrap_or(0);
             if !shape.warmup {
                 if shape.aborts_in_service {
-                    assert!(l.arrivals <= l.departures + queue_drops + l.queue_pkts_end, "scenario {seed}, link {}\n{text}", l.name);
+                    assert!(
+                        l.arrivals <= l.departures + queue_drops + l.queue_pkts_end,
+                        "scenario {seed}, link {}\n{text}",
+                        l.name
+                    );
                 } else {
-                    assert_eq!(l.arrivals, l.departures + queue_drops + l.queue_pkts_end, "scenario {seed}, link {}\n{text}", l.name);
+                    assert_eq!(
+                        l.arrivals,
+                        l.departures + queue_drops + l.queue_pkts_end,
+                        "scenario {seed}, link {}\n{text}",
+                        l.name
+                    );
                 }
             }
             with_drops += (l.dropped_pkts > 0) as u32;
@@ -122,7 +149,11 @@ fn a_run_is_a_function_of_its_seed() {
         };
         let a = once(None);
         assert_eq!(a, once(None), "scenario {seed}: two runs with the same seed differ\n{text}");
-        assert_eq!(a, without_wall_time(&run_in_pieces(&sc, seed, &text)), "scenario {seed}: running in pieces changed the results\n{text}");
+        assert_eq!(
+            a,
+            without_wall_time(&run_in_pieces(&sc, seed, &text)),
+            "scenario {seed}: running in pieces changed the results\n{text}"
+        );
         differs += (a != once(Some(sc.seed ^ 1))) as u32;
     }
     // Another seed changes something in most scenarios (not all: a lone CBR flow on a

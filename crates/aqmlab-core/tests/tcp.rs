@@ -59,7 +59,10 @@ fn every_variant_fills_an_idle_path_when_its_window_fits_pipe_and_buffer() {
     for cc in VARIANTS {
         let r = run(&idle_path(30, &tcp_flow("f", &format!("cc = \"{cc}\"\nmax_window = 30")), 30, 5));
         let b = link(&r, "bottleneck");
-        eprintln!("{cc:9}: utilization {:.4}, drops {}, mean queue {:.2}", b.utilization, b.dropped_pkts, b.mean_queue_pkts);
+        eprintln!(
+            "{cc:9}: utilization {:.4}, drops {}, mean queue {:.2}",
+            b.utilization, b.dropped_pkts, b.mean_queue_pkts
+        );
         assert!(b.utilization > 0.95, "{cc}: {}", b.utilization);
         assert_eq!(r.flows[0].timeouts, 0, "{cc}: spurious timeouts");
     }
@@ -173,7 +176,10 @@ packet_size = 1000
         let rtt = f.mean_rtt_s.unwrap();
         let model = 1000.0 * 8.0 / rtt * (1.5 / p).sqrt();
         let ratio = f.goodput_bps / model;
-        eprintln!("p = {p}: goodput {:.0} bps, model {model:.0} bps (rtt {rtt:.4} s), ratio {ratio:.3}, timeouts {}", f.goodput_bps, f.timeouts);
+        eprintln!(
+            "p = {p}: goodput {:.0} bps, model {model:.0} bps (rtt {rtt:.4} s), ratio {ratio:.3}, timeouts {}",
+            f.goodput_bps, f.timeouts
+        );
         assert!((ratio - 1.0).abs() <= 0.25, "p = {p}: ratio {ratio}");
     }
 }
@@ -184,7 +190,10 @@ fn vegas_alone_holds_between_alpha_and_beta_packets_in_the_bottleneck_queue() {
         let keys = format!("cc = \"vegas\"\nalpha = {alpha}\nbeta = {beta}");
         let r = run(&idle_path(1000, &tcp_flow("f", &keys), 100, 20));
         let b = link(&r, "bottleneck");
-        eprintln!("vegas alpha {alpha} beta {beta}: mean queue {:.3} packets, max {}, utilization {:.4}", b.mean_queue_pkts, b.max_queue_pkts, b.utilization);
+        eprintln!(
+            "vegas alpha {alpha} beta {beta}: mean queue {:.3} packets, max {}, utilization {:.4}",
+            b.mean_queue_pkts, b.max_queue_pkts, b.utilization
+        );
         assert!((alpha as f64..=beta as f64).contains(&b.mean_queue_pkts), "{}", b.mean_queue_pkts);
         assert!(b.utilization > 0.99);
         assert_eq!(b.dropped_pkts, 0);
@@ -279,7 +288,8 @@ fn generic_flow_control_on_fcfs_segregates_into_winners_and_losers() {
 fn decbit_sources_on_a_decbit_gateway_share_fairly_without_loss() {
     // The same scenario under DEC/DEC: DECbit sources (and Telnets) behind the selective
     // DECbit gateway. The paper: 582 packets for every FTP, no drops, no retransmissions.
-    let r = dks_scenario2("cc = \"decbit\"", "discipline = \"decbit\", limit = 15, selective = true", "cc = \"decbit\"");
+    let r =
+        dks_scenario2("cc = \"decbit\"", "discipline = \"decbit\", limit = 15, selective = true", "cc = \"decbit\"");
     let ftp: Vec<u64> = r.flows[..6].iter().map(|f| f.delivered_pkts).collect();
     eprintln!(
         "DEC/DEC: FTP packets {ftp:?}, Telnet {:?}, FTP rtt {:.3} s, Telnet rtt {:.3} s, marks {}",
@@ -309,7 +319,10 @@ fn goodput_never_exceeds_the_new_data_sent() {
     for f in &r.flows {
         let size = if f.name == "telnet" { 40 } else { 1000 };
         let new_data = f.sent_bytes - f.retransmits * size;
-        eprintln!("{}: goodput {} B, new data sent {} B, delivered {} B, retransmits {}", f.name, f.goodput_bytes, new_data, f.delivered_bytes, f.retransmits);
+        eprintln!(
+            "{}: goodput {} B, new data sent {} B, delivered {} B, retransmits {}",
+            f.name, f.goodput_bytes, new_data, f.delivered_bytes, f.retransmits
+        );
         assert!(f.retransmits > 0, "{}: the test needs losses", f.name);
         assert!(f.goodput_bytes <= new_data, "{}", f.name);
         assert!(f.goodput_bytes <= f.delivered_bytes, "{}", f.name);
@@ -324,11 +337,17 @@ fn finite_transfers_complete_with_every_byte_delivered_once() {
     let bytes = 1_000_007u64; // not a whole number of segments
     let mut flows = String::new();
     for (i, cc) in VARIANTS.iter().enumerate() {
-        flows += &tcp_flow(&format!("f{i}"), &format!("cc = \"{cc}\"\nmax_window = 8\nbytes = {bytes}\nstart_jitter = \"1s\""));
+        flows += &tcp_flow(
+            &format!("f{i}"),
+            &format!("cc = \"{cc}\"\nmax_window = 8\nbytes = {bytes}\nstart_jitter = \"1s\""),
+        );
     }
     let r = run(&idle_path(8, &flows, 120, 0).replace("delay = \"9ms\"", "delay = \"9ms\"\nloss = 0.005"));
     for (i, f) in r.flows.iter().enumerate() {
-        eprintln!("{} ({}): completed at {:?} s, goodput {} B, retransmits {}", f.name, VARIANTS[i], f.completion_s, f.goodput_bytes, f.retransmits);
+        eprintln!(
+            "{} ({}): completed at {:?} s, goodput {} B, retransmits {}",
+            f.name, VARIANTS[i], f.completion_s, f.goodput_bytes, f.retransmits
+        );
         assert!(f.completion_s.is_some(), "{} did not complete", f.name);
         assert_eq!(f.goodput_bytes, bytes, "{}: every byte once", f.name);
         assert!(f.retransmits > 0, "{}: the test needs losses", f.name);
@@ -340,8 +359,7 @@ fn finite_transfers_complete_with_every_byte_delivered_once() {
 #[test]
 fn telnet_reports_its_keystroke_delay_and_round_trip() {
     // Alone on a 56 kbps line with 10 ms each way: a 40-byte keystroke takes 5.7 ms to send.
-    let r = run(
-        r#"
+    let r = run(r#"
 [simulation]
 duration = "1000s"
 
@@ -355,12 +373,14 @@ name = "telnet"
 src = "a"
 dst = "b"
 kind = "telnet"
-"#,
-    );
+"#);
     let f = &r.flows[0];
     let one_way = 0.010 + 40.0 * 8.0 / 56_000.0;
     let (delay, rtt) = (f.mean_app_delay_s.unwrap(), f.mean_rtt_s.unwrap());
-    eprintln!("telnet: {} keystrokes, delay {delay:.5} s (sd {:?}), rtt {rtt:.5} s", f.delivered_pkts, f.sd_app_delay_s);
+    eprintln!(
+        "telnet: {} keystrokes, delay {delay:.5} s (sd {:?}), rtt {rtt:.5} s",
+        f.delivered_pkts, f.sd_app_delay_s
+    );
     assert!((f.delivered_pkts as f64 - 200.0).abs() < 4.0 * 200f64.sqrt(), "Poisson, mean 5 s: {}", f.delivered_pkts);
     assert!(delay >= one_way && delay < one_way + 0.001, "{delay}");
     assert!((rtt - (one_way + 0.010 + 40.0 * 8.0 / 56_000.0)).abs() < 0.001, "{rtt}");
@@ -370,8 +390,7 @@ kind = "telnet"
 #[test]
 fn onoff_source_sends_at_its_mean_rate_in_bursts() {
     // Peak 1 Mbps, on 100 ms, off 300 ms on average: 250 kbps, over a 10 Mbps line.
-    let r = run(
-        r#"
+    let r = run(r#"
 [simulation]
 duration = "1000s"
 
@@ -388,8 +407,7 @@ kind = "onoff"
 rate = "1Mbps"
 mean_on = "100ms"
 mean_off = "300ms"
-"#,
-    );
+"#);
     let f = &r.flows[0];
     eprintln!("onoff: {:.0} bps (mean 250000)", f.throughput_bps);
     assert!((f.throughput_bps / 250_000.0 - 1.0).abs() < 0.1, "{}", f.throughput_bps);
@@ -413,7 +431,10 @@ fn the_catalogue_lists_every_congestion_control_with_its_parameters() {
     for k in ["gain", "beta", "min_rto", "backoff"] {
         assert!(params("generic").contains(&k.to_string()), "generic {k}");
     }
-    assert!(params("reno").contains(&"dupack_threshold".to_string()) && !params("slowstart").contains(&"dupack_threshold".to_string()));
+    assert!(
+        params("reno").contains(&"dupack_threshold".to_string())
+            && !params("slowstart").contains(&"dupack_threshold".to_string())
+    );
     let kinds = cat["flow_kinds"].as_array().unwrap();
     let tcp = kinds.iter().find(|k| k["name"] == "tcp").unwrap();
     let tcp_params: Vec<&str> = tcp["params"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();

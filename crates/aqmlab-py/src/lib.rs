@@ -17,7 +17,12 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(_core, ScenarioError, PyValueError, "A bad scenario: FILE:LINE: FIELD: what is wrong.");
-create_exception!(_core, SimulationError, PyRuntimeError, "A run that could not finish: a guard tripped or an internal error.");
+create_exception!(
+    _core,
+    SimulationError,
+    PyRuntimeError,
+    "A run that could not finish: a guard tripped or an internal error."
+);
 
 /// A validated, expanded scenario.
 #[pyclass(module = "aqmlab._core", name = "Scenario", frozen)]
@@ -108,14 +113,23 @@ fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
 /// Run `f` without the GIL; a panic becomes a SimulationError naming `what`.
 fn guarded<T: Send>(py: Python<'_>, what: &str, f: impl FnOnce() -> T + Send) -> PyResult<T> {
     LAST_PANIC.with(|p| p.borrow_mut().take());
-    py.detach(|| catch_unwind(AssertUnwindSafe(f)))
-        .map_err(|p| SimulationError::new_err(format!("{what}: internal error (a bug in aqmlab, please report it): {}", panic_message(p))))
+    py.detach(|| catch_unwind(AssertUnwindSafe(f))).map_err(|p| {
+        SimulationError::new_err(format!(
+            "{what}: internal error (a bug in aqmlab, please report it): {}",
+            panic_message(p)
+        ))
+    })
 }
 
 /// Parse and validate scenario text; raises ScenarioError.
 #[pyfunction]
 #[pyo3(signature = (text, path, overrides=Vec::new()))]
-fn parse_scenario(py: Python<'_>, text: String, path: String, overrides: Vec<(String, String)>) -> PyResult<PyScenario> {
+fn parse_scenario(
+    py: Python<'_>,
+    text: String,
+    path: String,
+    overrides: Vec<(String, String)>,
+) -> PyResult<PyScenario> {
     match guarded(py, &path, || Scenario::parse(&text, &path, &overrides))? {
         Ok(inner) => Ok(PyScenario { inner }),
         Err(e) => Err(ScenarioError::new_err(e.to_string())),

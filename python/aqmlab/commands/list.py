@@ -30,7 +30,9 @@ def handle(args: argparse.Namespace) -> int:
         print(json.dumps({**catalog, "scenarios": scenarios}, indent=2))
         return 0
     blocks = [_format_section(heading, catalog.get(key, [])) for key, heading in SECTIONS]
-    blocks.append("\n".join(["Built-in scenarios (aqmlab run FILE):", *(f"  {path}" for path in scenarios or ["(none found)"])]))
+    blocks.append(
+        "\n".join(["Built-in scenarios (aqmlab run FILE):", *(f"  {path}" for path in scenarios or ["(none found)"])])
+    )
     print("\n\n".join(blocks))
     return 0
 

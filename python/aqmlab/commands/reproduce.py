@@ -22,12 +22,26 @@ DEFAULT_SEEDS = 5
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("ids", nargs="*", metavar="ID", help="experiments to run (see --list), or all")
     parser.add_argument("--list", action="store_true", help="list the experiments and exit")
-    parser.add_argument("--seeds", type=_positive, default=DEFAULT_SEEDS, metavar="N", help=f"seeds per condition (default {DEFAULT_SEEDS})")
-    parser.add_argument("--out", type=Path, default=Path("reproductions"), metavar="DIR", help="output directory (default: reproductions)")
+    parser.add_argument(
+        "--seeds",
+        type=_positive,
+        default=DEFAULT_SEEDS,
+        metavar="N",
+        help=f"seeds per condition (default {DEFAULT_SEEDS})",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("reproductions"),
+        metavar="DIR",
+        help="output directory (default: reproductions)",
+    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--workers", type=_positive, metavar="N", help="local worker processes (default: every core)")
     where.add_argument("--dask", metavar="ADDRESS", help="a Dask scheduler address, or local:N")
-    parser.add_argument("--reduced", action="store_true", help="a short version of each run (for tests: seconds, not minutes)")
+    parser.add_argument(
+        "--reduced", action="store_true", help="a short version of each run (for tests: seconds, not minutes)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -67,7 +81,13 @@ def handle(args: argparse.Namespace) -> int:
         outdir = args.out / exp_id
         print(f"[{k}/{len(ids)}] {exp_id}: {exp.source}, {len(seeds)} seed(s)", file=sys.stderr)
         outcome = run_experiment(
-            exp, seeds, outdir, workers=args.workers, dask=args.dask, reduced=args.reduced, progress=not args.no_progress and None
+            exp,
+            seeds,
+            outdir,
+            workers=args.workers,
+            dask=args.dask,
+            reduced=args.reduced,
+            progress=not args.no_progress and None,
         )
         report.write(outcome, outdir)
         c = counts(outcome.comparison)
@@ -81,8 +101,10 @@ def handle(args: argparse.Namespace) -> int:
         print(f"  {'quantity':<{w}}  {'condition':<{wc}}  {'paper':>9}  {'aqmlab':>9}  {'95% interval':>21}  verdict")
         for _, r in table.iterrows():
             interval = f"[{fmt(r['ci95_low'])}, {fmt(r['ci95_high'])}]" if r["ci95_low"] == r["ci95_low"] else ""
-            print(f"  {r['quantity']:<{w}}  {r['condition']:<{wc}}  {fmt(r['paper_value']) or 'claim':>9}  "
-                  f"{fmt(r['sim_mean']):>9}  {interval:>21}  {r['verdict']}")
+            print(
+                f"  {r['quantity']:<{w}}  {r['condition']:<{wc}}  {fmt(r['paper_value']) or 'claim':>9}  "
+                f"{fmt(r['sim_mean']):>9}  {interval:>21}  {r['verdict']}"
+            )
         for failure in outcome.failures:
             print(f"  run failed: {failure}")
     index = report.index_html(args.out)

@@ -10,6 +10,16 @@ from __future__ import annotations
 from aqmlab.reproduce import choke, choke_flows, choke_models, dks, mankin, zlred
 from aqmlab.reproduce.base import Condition, Experiment, Reference
 
-EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [*choke.EXPERIMENTS, *choke_flows.EXPERIMENTS, *choke_models.EXPERIMENTS, *mankin.EXPERIMENTS, *dks.EXPERIMENTS, *zlred.EXPERIMENTS]}
+EXPERIMENTS: dict[str, Experiment] = {
+    e.id: e
+    for e in [
+        *choke.EXPERIMENTS,
+        *choke_flows.EXPERIMENTS,
+        *choke_models.EXPERIMENTS,
+        *mankin.EXPERIMENTS,
+        *dks.EXPERIMENTS,
+        *zlred.EXPERIMENTS,
+    ]
+}
 
 __all__ = ["EXPERIMENTS", "Condition", "Experiment", "Reference"]

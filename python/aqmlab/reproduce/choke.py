@@ -34,7 +34,12 @@ def measure_group_throughput(tables) -> pd.DataFrame:
     f = tables["flows"]
     g = f.groupby(["condition", "seed", "group"], sort=False)["throughput_bps"].sum().reset_index()
     return pd.DataFrame(
-        {"condition": g["condition"], "seed": g["seed"], "quantity": g["group"] + "_throughput_kbps", "value": g["throughput_bps"] / 1e3}
+        {
+            "condition": g["condition"],
+            "seed": g["seed"],
+            "quantity": g["group"] + "_throughput_kbps",
+            "value": g["throughput_bps"] / 1e3,
+        }
     )
 
 
@@ -67,25 +72,53 @@ class Fig3(Experiment):
         return stack([m, share])
 
     def references(self):
-        starved = ("TCP is starved (under 10% of the link) under DropTail and RED",
-                   lambda s: all(value_of(s, "tcp_throughput_kbps", c) < 100 for c in ("droptail", "red")))
-        why_tcp = ("the paper's 'remaining 50 Kbps' is a rough reading; what TCP scrapes from a queue kept full by "
-                   "a 2 Mbps CBR flow depends on timer details of ns-2's TCP (retransmission timeouts, 500 ms tick) "
-                   "that the paper does not give; the finding (TCP starved) holds")
+        starved = (
+            "TCP is starved (under 10% of the link) under DropTail and RED",
+            lambda s: all(value_of(s, "tcp_throughput_kbps", c) < 100 for c in ("droptail", "red")),
+        )
+        why_tcp = (
+            "the paper's 'remaining 50 Kbps' is a rough reading; what TCP scrapes from a queue kept full by "
+            "a 2 Mbps CBR flow depends on timer details of ns-2's TCP (retransmission timeouts, 500 ms tick) "
+            "that the paper does not give; the finding (TCP starved) holds"
+        )
         return [
             Reference("udp_share_of_link", "droptail", 0.95, "Fig. 3 text", "text", bound="min"),
             Reference("udp_share_of_link", "red", 0.95, "Fig. 3 text", "text", bound="min"),
             Reference("tcp_throughput_kbps", "droptail", 50, "Fig. 3 text", "text", trend=starved, explanation=why_tcp),
             Reference("tcp_throughput_kbps", "red", 50, "Fig. 3 text", "text", trend=starved, explanation=why_tcp),
-            Reference("udp_throughput_kbps", "choke", 250, "Fig. 3 text (about 25%)", "text",
-                      trend=("CHOKe holds UDP well under half the link", lambda s: value_of(s, "udp_throughput_kbps", "choke") < 500)),
-            Reference("tcp_throughput_kbps", "choke", 750, "Fig. 3 text", "text",
-                      trend=("TCP gets most of the link under CHOKe", lambda s: value_of(s, "tcp_throughput_kbps", "choke") > 500)),
+            Reference(
+                "udp_throughput_kbps",
+                "choke",
+                250,
+                "Fig. 3 text (about 25%)",
+                "text",
+                trend=(
+                    "CHOKe holds UDP well under half the link",
+                    lambda s: value_of(s, "udp_throughput_kbps", "choke") < 500,
+                ),
+            ),
+            Reference(
+                "tcp_throughput_kbps",
+                "choke",
+                750,
+                "Fig. 3 text",
+                "text",
+                trend=(
+                    "TCP gets most of the link under CHOKe",
+                    lambda s: value_of(s, "tcp_throughput_kbps", "choke") > 500,
+                ),
+            ),
         ]
 
     def figures(self, measured, summary, outdir):
-        return bar_figure(summary, ["droptail", "red", "choke"], ["udp_throughput_kbps", "tcp_throughput_kbps"],
-                          "throughput (kbps)", "Fig. 3: UDP and TCP throughput", outdir / "fig3")
+        return bar_figure(
+            summary,
+            ["droptail", "red", "choke"],
+            ["udp_throughput_kbps", "tcp_throughput_kbps"],
+            "throughput (kbps)",
+            "Fig. 3: UDP and TCP throughput",
+            outdir / "fig3",
+        )
 
 
 class Fig4(Experiment):
@@ -115,9 +148,20 @@ buffer), so the TCP share is (early + forced) / all TCP drops."""
             udp_drops = float(udp["dropped_pkts"].sum())
             tcp_drops = float(tcp["dropped_pkts"].sum())
             rows += [
-                (cond, seed, "udp_match_drop_fraction", float(udp["drops_by_reason.match"].sum()) / udp_drops if udp_drops else math.nan),
-                (cond, seed, "tcp_red_drop_fraction",
-                 float((tcp["drops_by_reason.early"] + tcp["drops_by_reason.forced"]).sum()) / tcp_drops if tcp_drops else math.nan),
+                (
+                    cond,
+                    seed,
+                    "udp_match_drop_fraction",
+                    float(udp["drops_by_reason.match"].sum()) / udp_drops if udp_drops else math.nan,
+                ),
+                (
+                    cond,
+                    seed,
+                    "tcp_red_drop_fraction",
+                    float((tcp["drops_by_reason.early"] + tcp["drops_by_reason.forced"]).sum()) / tcp_drops
+                    if tcp_drops
+                    else math.nan,
+                ),
                 (cond, seed, "tcp_mean_throughput_kbps", float(tcp["throughput_bps"].mean()) / 1e3),
                 (cond, seed, "udp_throughput_kbps", float(udp["throughput_bps"].sum()) / 1e3),
             ]
@@ -127,15 +171,43 @@ buffer), so the TCP share is (early + forced) / all TCP drops."""
 
     def references(self):
         return [
-            Reference("udp_match_drop_fraction", "choke", 0.85, "Fig. 4 text", "text", tolerance=0.1,
-                      trend=("most UDP drops are matches", lambda s: value_of(s, "udp_match_drop_fraction", "choke") > 0.5),
-                      explanation="see the drop-cause definitions above"),
-            Reference("tcp_red_drop_fraction", "choke", 0.70, "Fig. 4 text", "text", tolerance=0.1,
-                      trend=("most TCP drops are RED's, not matches", lambda s: value_of(s, "tcp_red_drop_fraction", "choke") > 0.5),
-                      explanation="see the drop-cause definitions above; RED's share depends on max_p and w_q, which the paper does not state"),
-            Reference("tcp_mean_throughput_kbps", "choke", 1000 / 33, "Fig. 4 (fair share 1 Mbps / 33)", "derived", tolerance=0.25,
-                      trend=("each TCP flow gets close to, and UDP more than, the fair share",
-                             lambda s: value_of(s, "udp_throughput_kbps", "choke") > value_of(s, "tcp_mean_throughput_kbps", "choke"))),
+            Reference(
+                "udp_match_drop_fraction",
+                "choke",
+                0.85,
+                "Fig. 4 text",
+                "text",
+                tolerance=0.1,
+                trend=("most UDP drops are matches", lambda s: value_of(s, "udp_match_drop_fraction", "choke") > 0.5),
+                explanation="see the drop-cause definitions above",
+            ),
+            Reference(
+                "tcp_red_drop_fraction",
+                "choke",
+                0.70,
+                "Fig. 4 text",
+                "text",
+                tolerance=0.1,
+                trend=(
+                    "most TCP drops are RED's, not matches",
+                    lambda s: value_of(s, "tcp_red_drop_fraction", "choke") > 0.5,
+                ),
+                explanation="see the drop-cause definitions above; RED's share depends on max_p and w_q, which the paper does not state",
+            ),
+            Reference(
+                "tcp_mean_throughput_kbps",
+                "choke",
+                1000 / 33,
+                "Fig. 4 (fair share 1 Mbps / 33)",
+                "derived",
+                tolerance=0.25,
+                trend=(
+                    "each TCP flow gets close to, and UDP more than, the fair share",
+                    lambda s: (
+                        value_of(s, "udp_throughput_kbps", "choke") > value_of(s, "tcp_mean_throughput_kbps", "choke")
+                    ),
+                ),
+            ),
         ]
 
     def figures(self, measured, summary, outdir):
@@ -174,7 +246,11 @@ front-CHOKe model 2 lambda / (mu + 2 lambda); both are compared."""
         out = []
         for rate in UDP_RATES_KBPS:
             out.append(Condition(f"choke udp={rate}kbps", {"flow.udp.rate": f"{rate}kbps"}))
-            out.append(Condition(f"red udp={rate}kbps", {"flow.udp.rate": f"{rate}kbps", "link.bottleneck.queue": RED_Q % (30, 60)}))
+            out.append(
+                Condition(
+                    f"red udp={rate}kbps", {"flow.udp.rate": f"{rate}kbps", "link.bottleneck.queue": RED_Q % (30, 60)}
+                )
+            )
         return out
 
     def measure(self, tables):
@@ -184,7 +260,12 @@ front-CHOKe model 2 lambda / (mu + 2 lambda); both are compared."""
             udp = runf[runf["group"] == "udp"].iloc[0]
             tcp = runf[runf["group"] == "tcp"]
             rows += [
-                (cond, seed, "udp_drop_fraction", float(udp["dropped_pkts"]) / float(udp["sent_pkts"]) if udp["sent_pkts"] else math.nan),
+                (
+                    cond,
+                    seed,
+                    "udp_drop_fraction",
+                    float(udp["dropped_pkts"]) / float(udp["sent_pkts"]) if udp["sent_pkts"] else math.nan,
+                ),
                 (cond, seed, "udp_throughput_kbps", float(udp["throughput_bps"]) / 1e3),
                 (cond, seed, "tcp_mean_throughput_kbps", float(tcp["throughput_bps"].mean()) / 1e3),
             ]
@@ -192,22 +273,55 @@ front-CHOKe model 2 lambda / (mu + 2 lambda); both are compared."""
 
     def references(self):
         refs = []
-        tcp_flat = ("average TCP throughput stays roughly constant across UDP rates under CHOKe (within a factor 1.5)",
-                    lambda s: _spread([value_of(s, "tcp_mean_throughput_kbps", f"choke udp={r}kbps") for r in UDP_RATES_KBPS]) < 1.5)
+        tcp_flat = (
+            "average TCP throughput stays roughly constant across UDP rates under CHOKe (within a factor 1.5)",
+            lambda s: (
+                _spread([value_of(s, "tcp_mean_throughput_kbps", f"choke udp={r}kbps") for r in UDP_RATES_KBPS]) < 1.5
+            ),
+        )
         for rate, drop in zip(UDP_RATES_KBPS, FIG5_DROP):
-            refs.append(Reference("udp_drop_fraction", f"choke udp={rate}kbps", drop, "Fig. 5 text (simulation)", "text", tolerance=0.1,
-                                  trend=("UDP's drop rate rises with its rate", lambda s: _increasing(s, "udp_drop_fraction", "choke")),
-                                  explanation="the paper's TCP flavour and RED parameters are not given; the drop rate of a "
-                                              "low-rate UDP flow depends on how often TCP keeps the average above min_th"))
+            refs.append(
+                Reference(
+                    "udp_drop_fraction",
+                    f"choke udp={rate}kbps",
+                    drop,
+                    "Fig. 5 text (simulation)",
+                    "text",
+                    tolerance=0.1,
+                    trend=(
+                        "UDP's drop rate rises with its rate",
+                        lambda s: _increasing(s, "udp_drop_fraction", "choke"),
+                    ),
+                    explanation="the paper's TCP flavour and RED parameters are not given; the drop rate of a "
+                    "low-rate UDP flow depends on how often TCP keeps the average above min_th",
+                )
+            )
         for rate in UDP_RATES_KBPS:
-            refs.append(Reference("tcp_mean_throughput_kbps", f"choke udp={rate}kbps", math.nan, "Fig. 5", "text", trend=tcp_flat,
-                                  explanation="claim not borne out: see the figure"))
+            refs.append(
+                Reference(
+                    "tcp_mean_throughput_kbps",
+                    f"choke udp={rate}kbps",
+                    math.nan,
+                    "Fig. 5",
+                    "text",
+                    trend=tcp_flat,
+                    explanation="claim not borne out: see the figure",
+                )
+            )
         for rate in UDP_RATES_KBPS[2:]:
-            refs.append(Reference("udp_throughput_kbps", f"red udp={rate}kbps", 900, "Fig. 5 (RED: UDP uses up all bandwidth)", "text",
-                                  bound="min",
-                                  explanation="RED is flow-blind: with the UDP flow sending at exactly the link rate its "
-                                              "packets meet the same early-drop probability as TCP's, so it keeps about 72% "
-                                              "of the link rather than all of it; the paper's claim holds from 3 Mbps up"))
+            refs.append(
+                Reference(
+                    "udp_throughput_kbps",
+                    f"red udp={rate}kbps",
+                    900,
+                    "Fig. 5 (RED: UDP uses up all bandwidth)",
+                    "text",
+                    bound="min",
+                    explanation="RED is flow-blind: with the UDP flow sending at exactly the link rate its "
+                    "packets meet the same early-drop probability as TCP's, so it keeps about 72% "
+                    "of the link rather than all of it; the paper's claim holds from 3 Mbps up",
+                )
+            )
         return refs
 
     def figures(self, measured, summary, outdir):

@@ -57,7 +57,9 @@ references are the paper's simulated values (tolerance 0.01 absolute, expressed 
 aqmlab.theory's solution of the model, p_i = lambda_i / (mu + 2 lambda_i)."""
 
     def conditions(self):
-        return [Condition(f"row{k}", scenario=f"choke-2000/models/table2-row{k}.toml") for k in range(1, len(TABLE2) + 1)]
+        return [
+            Condition(f"row{k}", scenario=f"choke-2000/models/table2-row{k}.toml") for k in range(1, len(TABLE2) + 1)
+        ]
 
     def measure(self, tables):
         rows = []
@@ -75,16 +77,48 @@ aqmlab.theory's solution of the model, p_i = lambda_i / (mu + 2 lambda_i)."""
         for k, (lam, sim_p0, sim_t, _th_p0, _th_t) in enumerate(TABLE2, 1):
             model = theory.front_choke(lam, 1.0)
             cond = f"row{k}"
-            why = ("row 8 is close to instability (sum p_i = 0.958), so the queue is long and slow to mix; "
-                   "see the theory column") if k == 8 else "sampling noise of a single run in the paper"
-            refs.append(Reference("P0", cond, sim_p0, "Table II (simulation)", "certain", tolerance=ABSOLUTE / sim_p0, explanation=why))
-            refs.append(Reference("P0", cond, float(model.p0), "model (aqmlab.theory.front_choke; Table II theory)", "derived",
-                                  tolerance=ABSOLUTE / float(model.p0), explanation=why))
+            why = (
+                (
+                    "row 8 is close to instability (sum p_i = 0.958), so the queue is long and slow to mix; "
+                    "see the theory column"
+                )
+                if k == 8
+                else "sampling noise of a single run in the paper"
+            )
+            refs.append(
+                Reference(
+                    "P0", cond, sim_p0, "Table II (simulation)", "certain", tolerance=ABSOLUTE / sim_p0, explanation=why
+                )
+            )
+            refs.append(
+                Reference(
+                    "P0",
+                    cond,
+                    float(model.p0),
+                    "model (aqmlab.theory.front_choke; Table II theory)",
+                    "derived",
+                    tolerance=ABSOLUTE / float(model.p0),
+                    explanation=why,
+                )
+            )
             for i, t in enumerate(sim_t, 1):
-                refs.append(Reference(f"T_{i}", cond, t, "Table II (simulation)", "certain", tolerance=ABSOLUTE / t, explanation=why))
+                refs.append(
+                    Reference(
+                        f"T_{i}", cond, t, "Table II (simulation)", "certain", tolerance=ABSOLUTE / t, explanation=why
+                    )
+                )
                 th = float(model.goodput[i - 1])
-                refs.append(Reference(f"T_{i}", cond, th, "model (aqmlab.theory.front_choke; Table II theory)", "derived",
-                                      tolerance=ABSOLUTE / th, explanation=why))
+                refs.append(
+                    Reference(
+                        f"T_{i}",
+                        cond,
+                        th,
+                        "model (aqmlab.theory.front_choke; Table II theory)",
+                        "derived",
+                        tolerance=ABSOLUTE / th,
+                        explanation=why,
+                    )
+                )
         return refs
 
 
@@ -101,13 +135,21 @@ admitted. T_i is flow i's share of the admitted packets; the paper prints the mo
 which aqmlab.theory.back_choke computes by solving the chain over ordered M-tuples exactly."""
 
     def conditions(self):
-        return [Condition(f"M={m} row{k}", scenario=f"choke-2000/models/table3-row{k}.toml") for k, (m, _, _) in enumerate(TABLE3, 1)]
+        return [
+            Condition(f"M={m} row{k}", scenario=f"choke-2000/models/table3-row{k}.toml")
+            for k, (m, _, _) in enumerate(TABLE3, 1)
+        ]
 
     def measure(self, tables):
         f = tables["flows"]
         total = f.groupby(["condition", "seed"])["delivered_pkts"].transform("sum")
         return pd.DataFrame(
-            {"condition": f["condition"], "seed": f["seed"], "quantity": "T_" + f["name"].str[1:], "value": f["delivered_pkts"] / total}
+            {
+                "condition": f["condition"],
+                "seed": f["seed"],
+                "quantity": "T_" + f["name"].str[1:],
+                "value": f["delivered_pkts"] / total,
+            }
         )
 
     def references(self):
@@ -115,8 +157,17 @@ which aqmlab.theory.back_choke computes by solving the chain over ordered M-tupl
         for k, (m, lam, paper_t) in enumerate(TABLE3, 1):
             cond = f"M={m} row{k}"
             for i, t in enumerate(paper_t, 1):
-                refs.append(Reference(f"T_{i}", cond, t, "Table III (model)", "certain", tolerance=ABSOLUTE / t,
-                                      explanation="the paper's value is the model's exact solution; see aqmlab.theory.back_choke"))
+                refs.append(
+                    Reference(
+                        f"T_{i}",
+                        cond,
+                        t,
+                        "Table III (model)",
+                        "certain",
+                        tolerance=ABSOLUTE / t,
+                        explanation="the paper's value is the model's exact solution; see aqmlab.theory.back_choke",
+                    )
+                )
         return refs
 
 

@@ -204,7 +204,10 @@ class MankinExperiment(Experiment):
             add("path_drop_pct:LR", lr_drop_sum)
             add("path_overflow_pct:LR", lr_overflow_sum)
             add("path_drop_pct:SR", pct(sr_drops, sr_arrivals))
-            add("qdelay_mean_s:LR@bottlenecks", pooled_delay(pd.concat(lr_at_bottlenecks))[0] if lr_at_bottlenecks else math.nan)
+            add(
+                "qdelay_mean_s:LR@bottlenecks",
+                pooled_delay(pd.concat(lr_at_bottlenecks))[0] if lr_at_bottlenecks else math.nan,
+            )
             # Throughput: application bytes delivered in the measurement window, per second.
             thr = f.set_index("name")["goodput_bps"].astype(float) / 8
             add("throughput_Bps:LR", float(thr.get("lr", math.nan)))
@@ -226,43 +229,57 @@ class MankinExperiment(Experiment):
         rules = {
             "lr_dropped_more_off": (
                 "with RDCR off, LR (the least frequent sender) is dropped more often than SR over the bottlenecks (5.1)",
-                lambda s: v(s, lr_drop, OFF) > v(s, "path_drop_pct:SR", OFF)),
+                lambda s: v(s, lr_drop, OFF) > v(s, "path_drop_pct:SR", OFF),
+            ),
             "sr_dropped_less_on": (
                 "with RDCR on, SR is still dropped less often than LR over the bottlenecks (5.1)",
-                lambda s: v(s, "path_drop_pct:SR", ON) < v(s, lr_drop, ON)),
+                lambda s: v(s, "path_drop_pct:SR", ON) < v(s, lr_drop, ON),
+            ),
             "lr_delay_lower_on": (
                 "LR's queueing delay is lower with RDCR than without at every bottleneck (5.3)",
-                lambda s: all(v(s, f"qdelay_mean_s:LR@{gw}", ON) < v(s, f"qdelay_mean_s:LR@{gw}", OFF) for gw in self.sr_gateways)),
+                lambda s: all(
+                    v(s, f"qdelay_mean_s:LR@{gw}", ON) < v(s, f"qdelay_mean_s:LR@{gw}", OFF) for gw in self.sr_gateways
+                ),
+            ),
             "sr_fairness_up": (
                 "RDCR raises the SR connections' throughput fairness (5.5, Table 5)",
-                lambda s: v(s, "sr_jain", ON) > v(s, "sr_jain", OFF)),
+                lambda s: v(s, "sr_jain", ON) > v(s, "sr_jain", OFF),
+            ),
             "sr_more_than_lr": (
                 "an SR connection gets more throughput than LR, the least frequent sender (5.1, Table 4)",
-                lambda s: all(v(s, "throughput_Bps:SR", c) > v(s, "throughput_Bps:LR", c) for c in (ON, OFF))),
+                lambda s: all(v(s, "throughput_Bps:SR", c) > v(s, "throughput_Bps:LR", c) for c in (ON, OFF)),
+            ),
         }
         if k == 1:
             rules["rdcr_vs_lr_drop"] = (
                 "with a single bottleneck, RDCR raises LR's probability of drop (5.1, 5.6: 5.56% vs 3.87%)",
-                lambda s: v(s, lr_drop, ON) > v(s, lr_drop, OFF))
+                lambda s: v(s, lr_drop, ON) > v(s, lr_drop, OFF),
+            )
             rules["overflow_mechanism"] = (
                 "with a single bottleneck, LR arrives in overflow position less often than RDCR drops it, so RDCR hurts LR (5.6)",
-                lambda s: v(s, "path_overflow_pct:LR", ON) < v(s, lr_drop, ON))
+                lambda s: v(s, "path_overflow_pct:LR", ON) < v(s, lr_drop, ON),
+            )
             rules["lr_throughput"] = (
                 "with a single bottleneck, LR's throughput is close to an SR connection's (5.6): over half of it",
-                lambda s: all(v(s, "throughput_Bps:LR", c) > 0.5 * v(s, "throughput_Bps:SR", c) for c in (ON, OFF)))
+                lambda s: all(v(s, "throughput_Bps:LR", c) > 0.5 * v(s, "throughput_Bps:SR", c) for c in (ON, OFF)),
+            )
         else:
             rules["rdcr_vs_lr_drop"] = (
                 f"RDCR lowers LR's probability of drop over the {k} bottlenecks (5.1)",
-                lambda s: v(s, lr_drop, ON) < v(s, lr_drop, OFF))
+                lambda s: v(s, lr_drop, ON) < v(s, lr_drop, OFF),
+            )
             rules["overflow_mechanism"] = (
                 "behind several bottlenecks, LR arrives in overflow position at least as often as RDCR drops it, so RDCR helps LR (5.6)",
-                lambda s: v(s, "path_overflow_pct:LR", ON) >= v(s, lr_drop, ON))
+                lambda s: v(s, "path_overflow_pct:LR", ON) >= v(s, lr_drop, ON),
+            )
             rules["lr_throughput"] = (
                 f"LR's throughput stays below its window/RTT ceiling of 1/{k} of an SR connection's, with and without RDCR (5.4)",
-                lambda s: all(v(s, "throughput_Bps:LR", c) < v(s, "throughput_Bps:SR", c) / k for c in (ON, OFF)))
+                lambda s: all(v(s, "throughput_Bps:LR", c) < v(s, "throughput_Bps:SR", c) / k for c in (ON, OFF)),
+            )
             rules["lr_throughput_up"] = (
                 "RDCR improves LR's throughput slightly in the multi-bottleneck experiments (5.4)",
-                lambda s: v(s, "throughput_Bps:LR", ON) > v(s, "throughput_Bps:LR", OFF))
+                lambda s: v(s, "throughput_Bps:LR", ON) > v(s, "throughput_Bps:LR", OFF),
+            )
         return rules
 
     # -- the paper's numbers --------------------------------------------------------------------
@@ -287,40 +304,118 @@ class MankinExperiment(Experiment):
                         why = LR_DROP_WHY
                     else:  # Exp. I, and Exp. III at GW4 (1 of 20 vs 0 of 17): the claim is about the path
                         trend, why = rules["rdcr_vs_lr_drop"], LR_DROP_WHY
-                    refs.append(Reference(q, cond, value, "Table 1", "certain",
-                                          tolerance=binomial_tolerance(value, packets(e, cls, rdcr)), trend=trend, explanation=why))
+                    refs.append(
+                        Reference(
+                            q,
+                            cond,
+                            value,
+                            "Table 1",
+                            "certain",
+                            tolerance=binomial_tolerance(value, packets(e, cls, rdcr)),
+                            trend=trend,
+                            explanation=why,
+                        )
+                    )
         # Table 2
         for gw, value in TABLE2[e].items():
             structural = value == 0 and TABLE1[(e, "LR", "off")][gw] == 0 and TABLE1[(e, "LR", "on")][gw] == 0
-            refs.append(Reference(f"overflow_pct:LR@{gw}", ON, value, "Table 2", "certain",
-                                  tolerance=binomial_tolerance(value, packets(e, "LR", "on")),
-                                  trend=None if structural else rules["overflow_mechanism"],
-                                  explanation=ZERO_WHY if structural else OVERFLOW_WHY))
+            refs.append(
+                Reference(
+                    f"overflow_pct:LR@{gw}",
+                    ON,
+                    value,
+                    "Table 2",
+                    "certain",
+                    tolerance=binomial_tolerance(value, packets(e, "LR", "on")),
+                    trend=None if structural else rules["overflow_mechanism"],
+                    explanation=ZERO_WHY if structural else OVERFLOW_WHY,
+                )
+            )
         # Table 3
         for cls in ("LR", "SR"):
             for rdcr in ("on", "off"):
                 cond = RDCR[rdcr]
                 for gw, (mean, sd) in TABLE3[(e, cls, rdcr)].items():
                     qm = f"qdelay_mean_s:{cls}@{gw}"
-                    refs.append(Reference(qm, cond, mean, "Table 3", "certain", tolerance=0.10,
-                                          trend=(f"the queueing delay at a bottleneck is lower with RDCR than without ({cls}, {gw}; 5.3)",
-                                                 _lower(qm)),
-                                          explanation=DELAY_WHY_GW4 if (e, gw) == ("III", "GW4") else DELAY_WHY))
-                    refs.append(Reference(f"qdelay_sd_s:{cls}@{gw}", cond, sd, "Table 3", "certain", tolerance=0.30,
-                                          explanation=DELAY_SD_WHY))
+                    refs.append(
+                        Reference(
+                            qm,
+                            cond,
+                            mean,
+                            "Table 3",
+                            "certain",
+                            tolerance=0.10,
+                            trend=(
+                                f"the queueing delay at a bottleneck is lower with RDCR than without ({cls}, {gw}; 5.3)",
+                                _lower(qm),
+                            ),
+                            explanation=DELAY_WHY_GW4 if (e, gw) == ("III", "GW4") else DELAY_WHY,
+                        )
+                    )
+                    refs.append(
+                        Reference(
+                            f"qdelay_sd_s:{cls}@{gw}",
+                            cond,
+                            sd,
+                            "Table 3",
+                            "certain",
+                            tolerance=0.30,
+                            explanation=DELAY_SD_WHY,
+                        )
+                    )
         # Table 4
         for rdcr in ("on", "off"):
             trend = rules["lr_throughput_up"] if multi and rdcr == "on" else rules["lr_throughput"]
-            refs.append(Reference("throughput_Bps:LR", RDCR[rdcr], TABLE4[("LR", rdcr)][e], "Table 4", "certain",
-                                  tolerance=count_tolerance(packets(e, "LR", rdcr)), trend=trend, explanation=LR_THROUGHPUT_WHY))
+            refs.append(
+                Reference(
+                    "throughput_Bps:LR",
+                    RDCR[rdcr],
+                    TABLE4[("LR", rdcr)][e],
+                    "Table 4",
+                    "certain",
+                    tolerance=count_tolerance(packets(e, "LR", rdcr)),
+                    trend=trend,
+                    explanation=LR_THROUGHPUT_WHY,
+                )
+            )
         for rdcr in ("on", "off"):
-            refs.append(Reference("throughput_Bps:SR", RDCR[rdcr], TABLE4[("SR", rdcr)][e], "Table 4", "certain", tolerance=0.10,
-                                  trend=rules["sr_more_than_lr"], explanation=SR_THROUGHPUT_WHY))
+            refs.append(
+                Reference(
+                    "throughput_Bps:SR",
+                    RDCR[rdcr],
+                    TABLE4[("SR", rdcr)][e],
+                    "Table 4",
+                    "certain",
+                    tolerance=0.10,
+                    trend=rules["sr_more_than_lr"],
+                    explanation=SR_THROUGHPUT_WHY,
+                )
+            )
         # Table 5
-        refs.append(Reference("sr_jain", ON, TABLE5["on"][e], "Table 5", "certain", tolerance=0.05,
-                              trend=rules["sr_fairness_up"], explanation=JAIN_WHY))
-        refs.append(Reference("sr_jain", OFF, TABLE5["off"][e], "Table 5", "certain", tolerance=0.10,
-                              trend=rules["sr_fairness_up"], explanation=JAIN_WHY))
+        refs.append(
+            Reference(
+                "sr_jain",
+                ON,
+                TABLE5["on"][e],
+                "Table 5",
+                "certain",
+                tolerance=0.05,
+                trend=rules["sr_fairness_up"],
+                explanation=JAIN_WHY,
+            )
+        )
+        refs.append(
+            Reference(
+                "sr_jain",
+                OFF,
+                TABLE5["off"][e],
+                "Table 5",
+                "certain",
+                tolerance=0.10,
+                trend=rules["sr_fairness_up"],
+                explanation=JAIN_WHY,
+            )
+        )
         # The findings themselves, one row each (no number: "same-trend" when it holds, else "differs"),
         # so that a number matching within its wide tolerance cannot hide a finding that fails.
         claim_rows = [
@@ -335,8 +430,9 @@ class MankinExperiment(Experiment):
         ]
         for name, quantity, cond, source in claim_rows:
             if name in rules:
-                refs.append(Reference(quantity, cond, math.nan, source, "text", trend=rules[name],
-                                      explanation=CLAIM_WHY[name]))
+                refs.append(
+                    Reference(quantity, cond, math.nan, source, "text", trend=rules[name], explanation=CLAIM_WHY[name])
+                )
         return refs
 
     # -- figures --------------------------------------------------------------------------------
@@ -361,21 +457,34 @@ class MankinExperiment(Experiment):
 
         fig, axes = plt.subplots(2, 3, figsize=(13, 6.5))
         gws = list(self.gw_links)
-        both = [(f"{cls}\n{gw}", f"drop_pct:{cls}@{gw}") for cls in ("LR", "SR") for gw in gws if cls == "LR" or gw in self.sr_gateways]
+        both = [
+            (f"{cls}\n{gw}", f"drop_pct:{cls}@{gw}")
+            for cls in ("LR", "SR")
+            for gw in gws
+            if cls == "LR" or gw in self.sr_gateways
+        ]
         paper_beside_bars(axes[0, 0], summary, both, CONDITIONS, paper)
         axes[0, 0].set_title("Table 1: probability of drop")
         axes[0, 0].set_ylabel("drops / arrivals (%)")
-        paper_beside_bars(axes[0, 1], summary, [(f"LR\n{gw}", f"overflow_pct:LR@{gw}") for gw in gws], CONDITIONS[:1], paper)
+        paper_beside_bars(
+            axes[0, 1], summary, [(f"LR\n{gw}", f"overflow_pct:LR@{gw}") for gw in gws], CONDITIONS[:1], paper
+        )
         axes[0, 1].set_title("Table 2: LR arrivals in overflow position (RDCR on)")
         axes[0, 1].set_ylabel("arrivals finding the queue full (%)")
         bottleneck = [(cls, gw) for cls in ("LR", "SR") for gw in self.sr_gateways]
-        paper_beside_bars(axes[0, 2], summary, [(f"{c}\n{g}", f"qdelay_mean_s:{c}@{g}") for c, g in bottleneck], CONDITIONS, paper)
+        paper_beside_bars(
+            axes[0, 2], summary, [(f"{c}\n{g}", f"qdelay_mean_s:{c}@{g}") for c, g in bottleneck], CONDITIONS, paper
+        )
         axes[0, 2].set_title("Table 3: queueing delay, mean")
         axes[0, 2].set_ylabel("s")
-        paper_beside_bars(axes[1, 0], summary, [(f"{c}\n{g}", f"qdelay_sd_s:{c}@{g}") for c, g in bottleneck], CONDITIONS, paper)
+        paper_beside_bars(
+            axes[1, 0], summary, [(f"{c}\n{g}", f"qdelay_sd_s:{c}@{g}") for c, g in bottleneck], CONDITIONS, paper
+        )
         axes[1, 0].set_title("Table 3: queueing delay, standard deviation")
         axes[1, 0].set_ylabel("s")
-        paper_beside_bars(axes[1, 1], summary, [("LR", "throughput_Bps:LR"), ("SR (mean)", "throughput_Bps:SR")], CONDITIONS, paper)
+        paper_beside_bars(
+            axes[1, 1], summary, [("LR", "throughput_Bps:LR"), ("SR (mean)", "throughput_Bps:SR")], CONDITIONS, paper
+        )
         axes[1, 1].set_title("Table 4: throughput per connection")
         axes[1, 1].set_ylabel("application bytes / s")
         paper_beside_bars(axes[1, 2], summary, [("SR", "sr_jain")], CONDITIONS, paper)
@@ -383,77 +492,110 @@ class MankinExperiment(Experiment):
         axes[1, 2].set_xlim(-1, 1)
         axes[1, 2].set_title("Table 5: SR throughput fairness (Jain)")
         axes[0, 0].legend(fontsize=7)
-        fig.suptitle(f"Mankin 1990, Exp. {e} ({self.bottlenecks} bottleneck{'s' if self.bottlenecks > 1 else ''}): "
-                     "aqmlab (bars, 95% intervals over seeds) and the paper (diamonds)", fontsize=10)
+        fig.suptitle(
+            f"Mankin 1990, Exp. {e} ({self.bottlenecks} bottleneck{'s' if self.bottlenecks > 1 else ''}): "
+            "aqmlab (bars, 95% intervals over seeds) and the paper (diamonds)",
+            fontsize=10,
+        )
         return save(fig, outdir / f"exp{len(e)}_tables")
 
 
 # ---------------------------------------------------------------------------------------------
 # Why rows may differ (report.md lists these beside each row that differs).
 
-ZERO_WHY = ("LR meets no competing traffic at this queue, so it cannot overflow; a drop here would mean the "
-            "emulated topology is wrong")
-PHASE = ("the emulation is exact: every SLIP line serves equal 554 B packets at the same rate with no processing "
-         "jitter, so a connection's ACK-clocked arrivals at a queue keep a fixed phase against its departures "
-         "(the phase effects of Floyd and Jacobson, 1992): at GW1 an SR packet arrives about 22 ms after a "
-         "departure (one 42 B ACK on a SLIP line), an LR packet about 66 ms after (three), so SR takes each freed "
-         "slot first; in Exp. II LR never finds GW3's queue full in any seed, while with its packets 1 B longer "
-         "(0.5 ms of service) it does 6-35% of the time (diagnostic runs, not adopted). The testbed's MicroVAX "
-         "processing times and SLIP byte stuffing randomised these phases; aqmlab has no per-packet jitter for TCP "
-         "flows, and we did not invent one")
-LOCKOUT = ("under drop-tail some connections never lose a packet while others time out again and again (our SR "
-           "connections too: Jain 0.71-0.78); which ones is set by the phase of their arrivals, and LR's is "
-           "unfavourable at GW1 (it arrives after SR has refilled the freed slot), so it is a loser in every seed "
-           "(8-13 drops in 360 s in Exp. I). A diagnostic run (not adopted) with 116 ms of delay on LR's host link, "
-           "which moves its arrivals before SR's, turns LR into a winner: no drop-tail drop at all, 490 B/s, and "
-           "then RDCR does raise its drops, as the paper found in Exp. I")
-LR_DROP_WHY = ("the paper's LR percentages count a handful of drops among a few dozen packets (tolerance: two "
-               "binomial standard errors of its own count). Beyond that: " + LOCKOUT + "; and " + PHASE)
-SR_DROP_WHY = ("SR's drop rate is about (window cuts per connection) / (packets per connection): it follows from "
-               "the emulated capacity (1920 B/s, 554 B packets) and 4.3BSD's timeout recovery; a different framing "
-               "overhead or RTO arithmetic shifts it")
-OVERFLOW_WHY = ("counted as in the paper: LR arrivals that found 30 packets waiting; like Table 1, a few events "
-                "among a few dozen LR packets (tolerance: two binomial standard errors). Whether LR finds a "
-                "downstream queue full is a matter of phase: " + PHASE)
-DELAY_WHY = ("a packet that finds the 30-packet queue full waits 30 x 554 B / 1920 B/s = 8.7 s here; the paper's means "
-             "(6.6-7.6 s at GW1 and GW3) imply either a faster line (8 bits per byte: 6.9 s for a full queue) or a queue "
-             "kept well below full, yet its Exp. III GW4 means (8.6-9.5 s) exceed even our full queue: no single line "
-             "rate fits every row, and the async framing is not stated")
-DELAY_WHY_GW4 = ("the paper's GW4 means in Exp. III (8.6-9.5 s) exceed the longest wait a 30-packet queue "
-                 "allows at 1920 B/s (30 x 0.289 s = 8.7 s): GW4 served slower than its line on the testbed "
-                 "(the paper's 'extra high loads at the final bottleneck': a MicroVAX II with two saturated SLIP "
-                 "lines and the LAN, moving SLIP characters by interrupt); our gateways cost no processing time, "
-                 "so GW4 waits like GW1 and GW3")
-DELAY_SD_WHY = ("the spread of the waiting time depends on how far the queue drains between overflows, i.e. on the "
-                "timing of the connections' timeouts (4.3BSD timer details the paper does not give); no qualitative "
-                "claim rests on it")
-LR_THROUGHPUT_WHY = ("LR's throughput is a few dozen to a few hundred packets in 360 s (tolerance: 2/sqrt(count)). "
-                     "Each drop costs LR a retransmission timeout (srtt + 4 rttvar, about 10 s behind an 8 s queue, "
-                     "rounded to the 500 ms tick) and a slow start, so its throughput hangs on 4.3BSD's RTO "
-                     "arithmetic, which the paper does not give; with RDCR on our LR gets an equal share (7 "
-                     "connections, 1774 B/s of data); with it off, " + LOCKOUT + ". We count application bytes "
-                     "delivered inside the 360 s window; the paper does not say over which interval it averaged")
-SR_THROUGHPUT_WHY = ("the paper's throughputs add up to more than a 1920 B/s line can carry in application bytes "
-                     "(Exp. I on: 6 x 280 + 184 = 1864 B/s, against 1920 x 512/554 = 1774 B/s), so either its framing "
-                     "was lighter than 10 bits per byte or its averages cover different intervals (e.g. whole "
-                     "connection lifetimes, when other connections had finished); we count bytes delivered in the "
-                     "common 360 s window, where the SR connections share what LR leaves of 1774 B/s: where our LR "
-                     "gets more than the paper's (Exp. I, RDCR on: 257 against 184 B/s), SR gets less")
-JAIN_WHY = ("Jain's index over the SR connections' throughputs in the window (all SR connections of the experiment "
-            "pooled); without RDCR it depends on which connections happen to be locked out of the drop-tail queue, "
-            "a per-run accident, so one testbed run and a mean over seeds can differ by more than the tolerance")
+ZERO_WHY = (
+    "LR meets no competing traffic at this queue, so it cannot overflow; a drop here would mean the "
+    "emulated topology is wrong"
+)
+PHASE = (
+    "the emulation is exact: every SLIP line serves equal 554 B packets at the same rate with no processing "
+    "jitter, so a connection's ACK-clocked arrivals at a queue keep a fixed phase against its departures "
+    "(the phase effects of Floyd and Jacobson, 1992): at GW1 an SR packet arrives about 22 ms after a "
+    "departure (one 42 B ACK on a SLIP line), an LR packet about 66 ms after (three), so SR takes each freed "
+    "slot first; in Exp. II LR never finds GW3's queue full in any seed, while with its packets 1 B longer "
+    "(0.5 ms of service) it does 6-35% of the time (diagnostic runs, not adopted). The testbed's MicroVAX "
+    "processing times and SLIP byte stuffing randomised these phases; aqmlab has no per-packet jitter for TCP "
+    "flows, and we did not invent one"
+)
+LOCKOUT = (
+    "under drop-tail some connections never lose a packet while others time out again and again (our SR "
+    "connections too: Jain 0.71-0.78); which ones is set by the phase of their arrivals, and LR's is "
+    "unfavourable at GW1 (it arrives after SR has refilled the freed slot), so it is a loser in every seed "
+    "(8-13 drops in 360 s in Exp. I). A diagnostic run (not adopted) with 116 ms of delay on LR's host link, "
+    "which moves its arrivals before SR's, turns LR into a winner: no drop-tail drop at all, 490 B/s, and "
+    "then RDCR does raise its drops, as the paper found in Exp. I"
+)
+LR_DROP_WHY = (
+    "the paper's LR percentages count a handful of drops among a few dozen packets (tolerance: two "
+    "binomial standard errors of its own count). Beyond that: " + LOCKOUT + "; and " + PHASE
+)
+SR_DROP_WHY = (
+    "SR's drop rate is about (window cuts per connection) / (packets per connection): it follows from "
+    "the emulated capacity (1920 B/s, 554 B packets) and 4.3BSD's timeout recovery; a different framing "
+    "overhead or RTO arithmetic shifts it"
+)
+OVERFLOW_WHY = (
+    "counted as in the paper: LR arrivals that found 30 packets waiting; like Table 1, a few events "
+    "among a few dozen LR packets (tolerance: two binomial standard errors). Whether LR finds a "
+    "downstream queue full is a matter of phase: " + PHASE
+)
+DELAY_WHY = (
+    "a packet that finds the 30-packet queue full waits 30 x 554 B / 1920 B/s = 8.7 s here; the paper's means "
+    "(6.6-7.6 s at GW1 and GW3) imply either a faster line (8 bits per byte: 6.9 s for a full queue) or a queue "
+    "kept well below full, yet its Exp. III GW4 means (8.6-9.5 s) exceed even our full queue: no single line "
+    "rate fits every row, and the async framing is not stated"
+)
+DELAY_WHY_GW4 = (
+    "the paper's GW4 means in Exp. III (8.6-9.5 s) exceed the longest wait a 30-packet queue "
+    "allows at 1920 B/s (30 x 0.289 s = 8.7 s): GW4 served slower than its line on the testbed "
+    "(the paper's 'extra high loads at the final bottleneck': a MicroVAX II with two saturated SLIP "
+    "lines and the LAN, moving SLIP characters by interrupt); our gateways cost no processing time, "
+    "so GW4 waits like GW1 and GW3"
+)
+DELAY_SD_WHY = (
+    "the spread of the waiting time depends on how far the queue drains between overflows, i.e. on the "
+    "timing of the connections' timeouts (4.3BSD timer details the paper does not give); no qualitative "
+    "claim rests on it"
+)
+LR_THROUGHPUT_WHY = (
+    "LR's throughput is a few dozen to a few hundred packets in 360 s (tolerance: 2/sqrt(count)). "
+    "Each drop costs LR a retransmission timeout (srtt + 4 rttvar, about 10 s behind an 8 s queue, "
+    "rounded to the 500 ms tick) and a slow start, so its throughput hangs on 4.3BSD's RTO "
+    "arithmetic, which the paper does not give; with RDCR on our LR gets an equal share (7 "
+    "connections, 1774 B/s of data); with it off, " + LOCKOUT + ". We count application bytes "
+    "delivered inside the 360 s window; the paper does not say over which interval it averaged"
+)
+SR_THROUGHPUT_WHY = (
+    "the paper's throughputs add up to more than a 1920 B/s line can carry in application bytes "
+    "(Exp. I on: 6 x 280 + 184 = 1864 B/s, against 1920 x 512/554 = 1774 B/s), so either its framing "
+    "was lighter than 10 bits per byte or its averages cover different intervals (e.g. whole "
+    "connection lifetimes, when other connections had finished); we count bytes delivered in the "
+    "common 360 s window, where the SR connections share what LR leaves of 1774 B/s: where our LR "
+    "gets more than the paper's (Exp. I, RDCR on: 257 against 184 B/s), SR gets less"
+)
+JAIN_WHY = (
+    "Jain's index over the SR connections' throughputs in the window (all SR connections of the experiment "
+    "pooled); without RDCR it depends on which connections happen to be locked out of the drop-tail queue, "
+    "a per-run accident, so one testbed run and a mean over seeds can differ by more than the tolerance"
+)
 
 CLAIM_WHY = {
     "lr_dropped_more_off": "a finding of the paper; where it fails see the Table 1 rows",
-    "sr_dropped_less_on": ("with Random Drop the victim is drawn uniformly from the queue, so connections that queue "
-                           "alike are dropped alike: in Exp. I LR and an SR connection get nearly the same throughput "
-                           "(about 255 B/s) and so the same drop rate within noise; the paper's gap (5.56% vs 3.72%) "
-                           "is 7 drops among about 126 LR packets, itself within two binomial standard errors"),
-    "rdcr_vs_lr_drop": ("the paper's single-bottleneck surprise needs LR's drop-tail losses to be low (3.87%); ours "
-                        "are high because " + LOCKOUT),
-    "overflow_mechanism": ("the paper's explanation of the single- versus multi-bottleneck contrast: with one "
-                           "bottleneck LR seldom arrived at a full queue (3.17%); in our Exp. I it does so twice as "
-                           "often as SR (6.7% vs 3.4%) because " + PHASE),
+    "sr_dropped_less_on": (
+        "with Random Drop the victim is drawn uniformly from the queue, so connections that queue "
+        "alike are dropped alike: in Exp. I LR and an SR connection get nearly the same throughput "
+        "(about 255 B/s) and so the same drop rate within noise; the paper's gap (5.56% vs 3.72%) "
+        "is 7 drops among about 126 LR packets, itself within two binomial standard errors"
+    ),
+    "rdcr_vs_lr_drop": (
+        "the paper's single-bottleneck surprise needs LR's drop-tail losses to be low (3.87%); ours "
+        "are high because " + LOCKOUT
+    ),
+    "overflow_mechanism": (
+        "the paper's explanation of the single- versus multi-bottleneck contrast: with one "
+        "bottleneck LR seldom arrived at a full queue (3.17%); in our Exp. I it does so twice as "
+        "often as SR (6.7% vs 3.4%) because " + PHASE
+    ),
     "lr_delay_lower_on": "see the Table 3 rows (at Exp. III's GW4 LR passes only a few packets without RDCR)",
     "lr_throughput": "see the Table 4 rows; " + LOCKOUT,
     "lr_throughput_up": "see the Table 4 rows",

@@ -71,7 +71,16 @@ def paper_beside_bars(
         means = [value_of(summary, q, condition) for _, q in groups]
         err = [half_width(summary, q, condition) for _, q in groups]
         low = [e if floor is None or math.isnan(m) else min(e, max(m - floor, 0.0)) for m, e in zip(means, err)]
-        ax.bar(xs, means, width, yerr=[low, err], capsize=2, color=colors[k % len(colors)], alpha=0.85, label=f"aqmlab, {legend}")
+        ax.bar(
+            xs,
+            means,
+            width,
+            yerr=[low, err],
+            capsize=2,
+            color=colors[k % len(colors)],
+            alpha=0.85,
+            label=f"aqmlab, {legend}",
+        )
         px = [(x, paper[(q, condition)]) for x, (_, q) in zip(xs, groups) if (q, condition) in paper]
         if px:
             ax.plot([x for x, _ in px], [v for _, v in px], "kD", ms=4, label=None if marked else "paper")

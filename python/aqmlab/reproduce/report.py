@@ -104,8 +104,14 @@ def index_html(outdir: Path) -> Path:
         rows = []
         for _, r in table.iterrows():
             cls = str(r["verdict"])
-            cells = [r["quantity"], r["condition"], fmt(r["paper_value"]) or "claim", fmt(r["sim_mean"]),
-                     f"[{fmt(r['ci95_low'])}, {fmt(r['ci95_high'])}]" if not pd.isna(r["ci95_low"]) else "", r["verdict"]]
+            cells = [
+                r["quantity"],
+                r["condition"],
+                fmt(r["paper_value"]) or "claim",
+                fmt(r["sim_mean"]),
+                f"[{fmt(r['ci95_low'])}, {fmt(r['ci95_high'])}]" if not pd.isna(r["ci95_low"]) else "",
+                r["verdict"],
+            ]
             rows.append(f'<tr class="{cls}">' + "".join(f"<td>{html.escape(str(x))}</td>" for x in cells) + "</tr>")
         figs = "".join(
             f'<figure><img src="{exp_dir.name}/{p.name}" alt="{p.stem}"><figcaption>{p.stem}</figcaption></figure>'
@@ -115,7 +121,8 @@ def index_html(outdir: Path) -> Path:
             f'<section id="{exp_dir.name}"><h2>{html.escape(title)}</h2>'
             f'<p><a href="{exp_dir.name}/report.md">report.md</a> · <a href="{exp_dir.name}/comparison.csv">comparison.csv</a></p>'
             "<table><tr><th>quantity</th><th>condition</th><th>paper</th><th>sim mean</th><th>95% interval</th><th>verdict</th></tr>"
-            + "".join(rows) + f"</table>{figs}</section>"
+            + "".join(rows)
+            + f"</table>{figs}</section>"
         )
     page = f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>aqmlab reproductions</title>
@@ -131,8 +138,8 @@ figure {{ display: inline-block; margin: 0.5em; }} img {{ max-width: 520px; }}
 <h1>aqmlab: the four papers, reproduced</h1>
 <p>Each section is one table or figure of a paper: the published value, aqmlab's mean over seeds with its
 95% interval, and a verdict (match, same trend, differs). The reports explain every difference.</p>
-<ul>{''.join(toc)}</ul>
-{''.join(sections)}
+<ul>{"".join(toc)}</ul>
+{"".join(sections)}
 </body></html>
 """
     path = outdir / "index.html"

@@ -179,7 +179,9 @@ impl FlowParams {
     pub fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng) -> (AnyAgent, AnyAgent) {
         match self {
             FlowParams::Cbr(p) => (AnyAgent::Cbr(cbr::Cbr::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
-            FlowParams::Poisson(p) => (AnyAgent::Poisson(poisson::Poisson::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
+            FlowParams::Poisson(p) => {
+                (AnyAgent::Poisson(poisson::Poisson::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink))
+            }
             FlowParams::OnOff(p) => (AnyAgent::OnOff(onoff::OnOff::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
             FlowParams::Tcp(p) => (
                 AnyAgent::TcpSender(tcp::Sender::new(&p.common, p.bytes, tcp::sender::App::Bulk, ids, when)),
@@ -188,7 +190,13 @@ impl FlowParams {
             FlowParams::Telnet(p) => {
                 let keys = tcp::telnet::Keystrokes::new(p, rng);
                 (
-                    AnyAgent::TcpSender(tcp::Sender::new(&p.common, None, tcp::sender::App::Telnet(Box::new(keys)), ids, when)),
+                    AnyAgent::TcpSender(tcp::Sender::new(
+                        &p.common,
+                        None,
+                        tcp::sender::App::Telnet(Box::new(keys)),
+                        ids,
+                        when,
+                    )),
                     AnyAgent::TcpReceiver(tcp::Receiver::new(&p.common, ids, true)),
                 )
             }

@@ -9,11 +9,18 @@ use crate::rng::SimRng;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "dist", rename_all = "snake_case")]
 pub enum SizeDist {
-    Fixed { bytes: u32 },
+    Fixed {
+        bytes: u32,
+    },
     /// Exponential with this mean, rounded to whole bytes, at least 1.
-    Exponential { mean: f64 },
+    Exponential {
+        mean: f64,
+    },
     /// Uniform on whole bytes in [min, max].
-    Uniform { min: u32, max: u32 },
+    Uniform {
+        min: u32,
+        max: u32,
+    },
 }
 
 impl SizeDist {
@@ -61,7 +68,9 @@ impl FromNode for SizeDist {
                 let allowed: &[&str] = match dist {
                     "exponential" => &["dist", "mean"],
                     "uniform" => &["dist", "min", "max"],
-                    other => return Err(format!("unknown size distribution '{other}' (allowed: exponential, uniform)")),
+                    other => {
+                        return Err(format!("unknown size distribution '{other}' (allowed: exponential, uniform)"))
+                    }
                 };
                 if let Some((k, _)) = t.entries.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
                     return Err(format!("unknown key '{k}' in a {dist} size (allowed: {})", allowed.join(", ")));

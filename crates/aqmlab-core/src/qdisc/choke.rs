@@ -59,7 +59,8 @@ use crate::rng::SimRng;
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "choke",
     aliases: &[],
-    summary: "CHOKe (Pan, Prabhakar & Psounis 2000): RED plus dropping arrivals that match random packets of the queue.",
+    summary:
+        "CHOKe (Pan, Prabhakar & Psounis 2000): RED plus dropping arrivals that match random packets of the queue.",
     read: |f| Params::read(f).map(QdiscParams::Choke),
 };
 
@@ -106,7 +107,11 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let limit = f.or("limit", Limit::Packets(100), "physical buffer: an admitted packet that does not fit is dropped (overflow)")?;
+        let limit = f.or(
+            "limit",
+            Limit::Packets(100),
+            "physical buffer: an admitted packet that does not fit is dropped (overflow)",
+        )?;
         let red = RedParams::read(f)?;
         red.check_against_limit(f, limit)?;
         let variant = match f
@@ -122,15 +127,32 @@ impl Params {
             "back" => Variant::Back,
             _ => Variant::Random,
         };
-        let candidates: u32 = f.or("candidates", 1u32, "drop candidates drawn per arrival (\"CHOKe with drop k\" has k - 1); random variant")?;
+        let candidates: u32 = f.or(
+            "candidates",
+            1u32,
+            "drop candidates drawn per arrival (\"CHOKe with drop k\" has k - 1); random variant",
+        )?;
         f.ensure(candidates >= 1, "candidates", "must be at least 1")?;
         // Every arrival draws this many: a typo's billions would stall the run.
-        f.ensure(candidates <= MAX_CANDIDATES, "candidates", format!("{candidates} is more than {MAX_CANDIDATES} draws per arrival"))?;
-        let replacement: bool = f.or("replacement", true, "draw candidates with replacement (false: distinct packets)")?;
+        f.ensure(
+            candidates <= MAX_CANDIDATES,
+            "candidates",
+            format!("{candidates} is more than {MAX_CANDIDATES} draws per arrival"),
+        )?;
+        let replacement: bool =
+            f.or("replacement", true, "draw candidates with replacement (false: distinct packets)")?;
         let regions: u32 = f.or("regions", 1u32, "self-adjusting CHOKe: split [min_th, max_th] into this many regions, more candidates in higher ones (1: off; the paper's Fig. 10 is read as 3)")?;
         f.ensure(regions >= 1, "regions", "must be at least 1")?;
-        f.ensure(regions <= MAX_CANDIDATES / 2, "regions", format!("{regions} regions would draw more than {MAX_CANDIDATES} candidates per arrival"))?;
-        f.ensure(regions == 1 || candidates == 1, "candidates", "is set by region_rule when regions > 1: leave it out")?;
+        f.ensure(
+            regions <= MAX_CANDIDATES / 2,
+            "regions",
+            format!("{regions} regions would draw more than {MAX_CANDIDATES} candidates per arrival"),
+        )?;
+        f.ensure(
+            regions == 1 || candidates == 1,
+            "candidates",
+            "is set by region_rule when regions > 1: leave it out",
+        )?;
         let region_rule = match f
             .choice(
                 "region_rule",
@@ -144,9 +166,14 @@ impl Params {
             _ => RegionRule::Drops2i,
         };
         f.ensure(regions == 1 || variant == Variant::Random, "regions", "applies to the random variant only")?;
-        let memory: u32 = f.or("memory", 1u32, "back variant: Mloc holds the flows of this many most recently admitted packets (0 admits everything)")?;
+        let memory: u32 = f.or(
+            "memory",
+            1u32,
+            "back variant: Mloc holds the flows of this many most recently admitted packets (0 admits everything)",
+        )?;
         f.ensure(memory <= MAX_MEMORY, "memory", format!("{memory} is more than {MAX_MEMORY} remembered packets"))?;
-        let match_resets_count: bool = f.or("match_resets_count", true, "a match drop restarts RED's count of packets since the last drop")?;
+        let match_resets_count: bool =
+            f.or("match_resets_count", true, "a match drop restarts RED's count of packets since the last drop")?;
         Ok(Params { limit, red, variant, candidates, replacement, regions, region_rule, memory, match_resets_count })
     }
 }
@@ -359,7 +386,8 @@ mod tests {
         let p = read("").unwrap();
         assert_eq!((p.variant, p.candidates, p.replacement, p.regions, p.memory), (Variant::Random, 1, true, 1, 1));
         assert!(p.match_resets_count);
-        let p = read("variant = \"back\"\nmemory = 3\nmin_th = 0\nmax_p = 0\nmax_th = 1e9\nlimit = \"unbounded\"").unwrap();
+        let p =
+            read("variant = \"back\"\nmemory = 3\nmin_th = 0\nmax_p = 0\nmax_th = 1e9\nlimit = \"unbounded\"").unwrap();
         assert_eq!((p.variant, p.memory, p.limit), (Variant::Back, 3, Limit::Unbounded));
         assert!(read("variant = \"middle\"").unwrap_err().message.contains("not allowed"));
         assert!(read("regions = 3\ncandidates = 2").unwrap_err().message.contains("region_rule"));
@@ -377,7 +405,10 @@ mod tests {
     #[test]
     fn self_adjusting_regions_use_one_three_five_candidates() {
         let p = Params { red: RedParams { min_th: 30.0, max_th: 60.0, ..MODEL }, regions: 3, ..BASE };
-        assert_eq!([29.0, 30.0, 39.9, 40.0, 50.0, 59.9, 60.0, 500.0].map(|a| candidates_at(&p, a)), [1, 1, 1, 3, 5, 5, 5, 5]);
+        assert_eq!(
+            [29.0, 30.0, 39.9, 40.0, 50.0, 59.9, 60.0, 500.0].map(|a| candidates_at(&p, a)),
+            [1, 1, 1, 3, 5, 5, 5, 5]
+        );
         let p = Params { region_rule: RegionRule::Candidates2i, ..p };
         assert_eq!([35.0, 45.0, 55.0].map(|a| candidates_at(&p, a)), [2, 4, 6]);
         assert_eq!(candidates_at(&Params { candidates: 4, ..BASE }, 100.0), 4);

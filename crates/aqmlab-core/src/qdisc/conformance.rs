@@ -76,7 +76,8 @@ impl<Q: QueueDisc> Line<Q> {
         let id = self.pkts.alloc(Packet { seq: tag, flags: pkt.flags & !flags::CE, enq_at: t, ..pkt });
         self.offered.push((pkt.size, Fate::Queued));
         let in_service = self.wire.map(|(w, _)| w);
-        let mut cx = QdiscCtx { now: t, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service };
+        let mut cx =
+            QdiscCtx { now: t, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service };
         let v = self.q.enqueue(id, &mut cx);
         match v {
             Verdict::Enqueued | Verdict::Marked => {
@@ -88,7 +89,10 @@ impl<Q: QueueDisc> Line<Q> {
                 self.pkts.free(id);
             }
         }
-        assert!(self.victims.iter().all(|&(vid, _)| vid != id), "the arrival is reported in the verdict, never as a victim");
+        assert!(
+            self.victims.iter().all(|&(vid, _)| vid != id),
+            "the arrival is reported in the verdict, never as a victim"
+        );
         self.take_victims();
         if self.wire.is_none() {
             self.start();
@@ -119,7 +123,13 @@ impl<Q: QueueDisc> Line<Q> {
     /// The idle transmitter takes its next packet.
     fn start(&mut self) {
         debug_assert!(self.wire.is_none());
-        let mut cx = QdiscCtx { now: self.now, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: None };
+        let mut cx = QdiscCtx {
+            now: self.now,
+            rng: &mut self.rng,
+            pkts: &mut self.pkts,
+            victims: &mut self.victims,
+            in_service: None,
+        };
         let next = self.q.dequeue(&mut cx);
         self.take_victims();
         if let Some(id) = next {
@@ -263,7 +273,13 @@ mod tests {
     }
 
     fn fq_params(limit: Limit) -> fq::Params {
-        fq::Params { limit, delta: Bytes(0), user: fq::User::Pair, pushout_ties: fq::PushoutTies::LargerId, weights: fq::Weights::default() }
+        fq::Params {
+            limit,
+            delta: Bytes(0),
+            user: fq::User::Pair,
+            pushout_ties: fq::PushoutTies::LargerId,
+            weights: fq::Weights::default(),
+        }
     }
 
     #[test]
@@ -273,7 +289,9 @@ mod tests {
 
     #[test]
     fn random_drop_keeps_the_contract() {
-        every_run(|limit, l| random_drop::RandomDrop::new(&random_drop::Params { limit, in_service_candidate: false }, l));
+        every_run(|limit, l| {
+            random_drop::RandomDrop::new(&random_drop::Params { limit, in_service_candidate: false }, l)
+        });
         for seed in 1..=4 {
             let p = random_drop::Params { limit: Limit::Packets(10), in_service_candidate: true };
             let (_, _, evicted) = hammer(|l| random_drop::RandomDrop::new(&p, l), seed);
@@ -284,7 +302,10 @@ mod tests {
     #[test]
     fn early_random_drop_keeps_the_contract() {
         every_run(|limit, l| {
-            early_random_drop::EarlyRandomDrop::new(&early_random_drop::Params { limit, threshold: 0, drop_prob: Prob(0.05) }, l)
+            early_random_drop::EarlyRandomDrop::new(
+                &early_random_drop::Params { limit, threshold: 0, drop_prob: Prob(0.05) },
+                l,
+            )
         });
     }
 
@@ -296,9 +317,16 @@ mod tests {
             (fq::User::Flow, fq::PushoutTies::LargerId, 1500),
             (fq::User::Pair, fq::PushoutTies::Random, 300),
         ] {
-            every_run(|limit, l| fq::Fq::new(&fq::Params { user, pushout_ties: ties, delta: Bytes(delta), ..fq_params(limit) }, l));
+            every_run(|limit, l| {
+                fq::Fq::new(&fq::Params { user, pushout_ties: ties, delta: Bytes(delta), ..fq_params(limit) }, l)
+            });
         }
-        every_run(|limit, l| fq::Fq::new(&fq::Params { user: fq::User::Flow, weights: fq::Weights(vec![3, 1, 2]), ..fq_params(limit) }, l));
+        every_run(|limit, l| {
+            fq::Fq::new(
+                &fq::Params { user: fq::User::Flow, weights: fq::Weights(vec![3, 1, 2]), ..fq_params(limit) },
+                l,
+            )
+        });
         let (_, refused, evicted) = hammer(|l| fq::Fq::new(&fq_params(Limit::Unbounded), l), 9);
         assert_eq!(refused + evicted, 0, "an unbounded FQ drops nothing");
     }
@@ -312,7 +340,10 @@ mod tests {
     fn decbit_keeps_the_contract() {
         for selective in [false, true] {
             every_run(|limit, l| {
-                decbit::DecBit::new(&decbit::Params { limit, threshold: 1.0, selective, user: fq::User::Pair, capacity_factor: 0.9 }, l)
+                decbit::DecBit::new(
+                    &decbit::Params { limit, threshold: 1.0, selective, user: fq::User::Pair, capacity_factor: 0.9 },
+                    l,
+                )
             });
         }
     }
@@ -364,7 +395,23 @@ pub mod fuzz {
         Some(if unit.starts_with("packets (integer)") {
             match rng.below(3) {
                 0 => (1 + rng.below(100)).to_string(),
-                _ => pick(rng, &["1", "2", "3", "1000", "100000", "4294967295", "\"1B\"", "\"40B\"", "\"1500B\"", "\"64KB\"", "\"1e15B\"", "\"unbounded\""]),
+                _ => pick(
+                    rng,
+                    &[
+                        "1",
+                        "2",
+                        "3",
+                        "1000",
+                        "100000",
+                        "4294967295",
+                        "\"1B\"",
+                        "\"40B\"",
+                        "\"1500B\"",
+                        "\"64KB\"",
+                        "\"1e15B\"",
+                        "\"unbounded\"",
+                    ],
+                ),
             }
         } else if unit.starts_with("probability") {
             match rng.below(3) {
@@ -381,7 +428,10 @@ pub mod fuzz {
         } else if unit == "number" {
             match rng.below(3) {
                 0 => format!("{}", rng.uniform() * 100.0),
-                _ => pick(rng, &["0", "-1", "1e-300", "1e-9", "0.001", "0.5", "1", "2", "3", "10", "1000", "1e9", "1e300"]),
+                _ => pick(
+                    rng,
+                    &["0", "-1", "1e-300", "1e-9", "0.001", "0.5", "1", "2", "3", "10", "1000", "1e9", "1e300"],
+                ),
             }
         } else if unit == "boolean" {
             pick(rng, &["true", "false"])
@@ -426,7 +476,13 @@ pub mod fuzz {
 
     /// One case: the discipline built from `params` on a link described by `link`, driven by
     /// operations drawn from `seed`. Returns the accounting (sent, refused, evicted).
-    pub fn run_case(params: &QdiscParams, link: &LinkInfo, line_rate: u64, seed: u64, steps: usize) -> (usize, usize, usize) {
+    pub fn run_case(
+        params: &QdiscParams,
+        link: &LinkInfo,
+        line_rate: u64,
+        seed: u64,
+        steps: usize,
+    ) -> (usize, usize, usize) {
         let q = Dyn(params.build(link));
         let mut line = Line::new(q, &LinkInfo { rate_bps: line_rate, ..link.clone() }, seed);
         let mut rng = SimRng::from_seed(seed ^ 0xf022);
@@ -494,9 +550,15 @@ pub mod fuzz {
             let what = format!("case seed {case_seed}: {link:?}, line rate {line_rate}\n{text}");
             std::fs::write(&current, &what).unwrap();
             let t0 = std::time::Instant::now();
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_case(&params, &link, line_rate, case_seed, 3000)));
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_case(&params, &link, line_rate, case_seed, 3000)
+            }));
             if let Err(e) = outcome {
-                let msg = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+                let msg = e
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
                 panic!("fuzz {discipline}: {msg}\n{what}");
             }
             // 3000 operations take milliseconds: a case that takes seconds is a runaway.

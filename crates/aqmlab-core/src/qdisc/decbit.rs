@@ -67,11 +67,20 @@ pub struct Params {
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
         let limit = f.or("limit", Limit::Packets(100), "buffer size (tail drop when full)")?;
-        let threshold: f64 = f.or("threshold", 1.0, "set the bit on arrivals while the cycle-averaged number in the system is at least this")?;
+        let threshold: f64 = f.or(
+            "threshold",
+            1.0,
+            "set the bit on arrivals while the cycle-averaged number in the system is at least this",
+        )?;
         f.ensure(threshold > 0.0, "threshold", "must be above 0")?;
-        let selective: bool = f.or("selective", false, "selective DECbit: bits only for conversations at or above their fair share of throughput")?;
+        let selective: bool = f.or(
+            "selective",
+            false,
+            "selective DECbit: bits only for conversations at or above their fair share of throughput",
+        )?;
         let user = User::read(f, "selective variant: what a conversation is")?;
-        let capacity_factor: f64 = f.or("capacity_factor", 0.9, "selective variant: fair shares divide this fraction of the line rate")?;
+        let capacity_factor: f64 =
+            f.or("capacity_factor", 0.9, "selective variant: fair shares divide this fraction of the line rate")?;
         f.ensure(capacity_factor > 0.0 && capacity_factor <= 1.0, "capacity_factor", "must be in (0, 1]")?;
         Ok(Params { limit, threshold, selective, user, capacity_factor })
     }
@@ -131,7 +140,9 @@ impl CycleAverage {
         if !self.started {
             return 0.0;
         }
-        let area = self.prev.map(|(_, a)| a).unwrap_or(0) + self.cur_area + self.n as u128 * now.saturating_sub(self.last) as u128;
+        let area = self.prev.map(|(_, a)| a).unwrap_or(0)
+            + self.cur_area
+            + self.n as u128 * now.saturating_sub(self.last) as u128;
         let start = self.window_start();
         if now > start {
             area as f64 / (now - start) as f64
@@ -355,7 +366,9 @@ mod tests {
         //     both see 940/900; I at 1100 sees (940 + 2*100)/1000.
         let mut l = line(params());
         let mut seen = vec![];
-        for (t, size) in [(0, 30), (10, 20), (100, 100), (110, 100), (120, 100), (130, 100), (1000, 150), (1000, 50), (1100, 10)] {
+        for (t, size) in
+            [(0, 30), (10, 20), (100, 100), (110, 100), (120, 100), (130, 100), (1000, 150), (1000, 50), (1100, 10)]
+        {
             l.run_until(t);
             let v = l.arrive(t, 1, size);
             // The arrival took no time: the average now is the one it saw.
@@ -382,7 +395,9 @@ mod tests {
     fn a_higher_threshold_marks_only_above_it() {
         // The schedule above with threshold 1.1: only I (1140/1000) is at or above it.
         let mut l = line(Params { threshold: 1.1, ..params() });
-        for (t, size) in [(0, 30), (10, 20), (100, 100), (110, 100), (120, 100), (130, 100), (1000, 150), (1000, 50), (1100, 10)] {
+        for (t, size) in
+            [(0, 30), (10, 20), (100, 100), (110, 100), (120, 100), (130, 100), (1000, 150), (1000, 50), (1100, 10)]
+        {
             l.run_until(t);
             let v = l.arrive(t, 1, size);
             assert_eq!(v == Verdict::Marked, t == 1100, "at {t}: {v:?}");

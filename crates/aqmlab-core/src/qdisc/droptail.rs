@@ -23,9 +23,7 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        Ok(Params {
-            limit: f.or("limit", Limit::Packets(100), "buffer size")?,
-        })
+        Ok(Params { limit: f.or("limit", Limit::Packets(100), "buffer size")? })
     }
 }
 

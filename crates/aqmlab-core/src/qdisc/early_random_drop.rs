@@ -43,9 +43,17 @@ impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
         let limit = f.or("limit", Limit::Packets(100), "buffer size (tail drop when full)")?;
         let threshold: u32 = f.req("threshold", 0, "drop level: early drops while more than this many packets wait")?;
-        let drop_prob: Prob = f.req("drop_prob", Prob(0.0), "probability of dropping an arrival while the queue is above the drop level")?;
+        let drop_prob: Prob = f.req(
+            "drop_prob",
+            Prob(0.0),
+            "probability of dropping an arrival while the queue is above the drop level",
+        )?;
         if let Limit::Packets(n) = limit {
-            f.ensure(threshold < n, "threshold", format!("must be below the limit ({n} packets), or early drop never acts"))?;
+            f.ensure(
+                threshold < n,
+                "threshold",
+                format!("must be below the limit ({n} packets), or early drop never acts"),
+            )?;
         }
         Ok(Params { limit, threshold, drop_prob })
     }
@@ -103,7 +111,10 @@ mod tests {
     use super::*;
 
     fn erd(limit: u32, threshold: u32, p: f64, seed: u64) -> Harness<EarlyRandomDrop> {
-        Harness::new(EarlyRandomDrop::new(&Params { limit: Limit::Packets(limit), threshold, drop_prob: Prob(p) }, &link(4)), seed)
+        Harness::new(
+            EarlyRandomDrop::new(&Params { limit: Limit::Packets(limit), threshold, drop_prob: Prob(p) }, &link(4)),
+            seed,
+        )
     }
 
     #[test]

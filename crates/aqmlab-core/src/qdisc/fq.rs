@@ -203,21 +203,34 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let limit = f.or("limit", Limit::Packets(100), "shared buffer; when full, the last packet of the longest conversation is dropped (push-out)")?;
+        let limit = f.or(
+            "limit",
+            Limit::Packets(100),
+            "shared buffer; when full, the last packet of the longest conversation is dropped (push-out)",
+        )?;
         let delta = f.or(
             "delta",
             Bytes(0),
             "promptness delta in bytes of round: bid B = P + max(F_prev, R - delta); 0 sends in finish-number order (every DKS simulation)",
         )?;
-        let user = User::read(f, "what a conversation is: source-destination node pair (the paper), source node, or flow")?;
+        let user =
+            User::read(f, "what a conversation is: source-destination node pair (the paper), source node, or flow")?;
         let ties = f.choice(
             "pushout_ties",
             "random",
             &["larger_id", "random"],
             "which of several equally long conversations loses its last packet (the arrival counts in its own)",
         )?;
-        let weights: Weights = f.or("weights", Weights::default(), "per-flow weights n_a (DKS section 5); needs user = \"flow\"; flows beyond the list weigh 1")?;
-        f.ensure(weights.0.is_empty() || user == User::Flow, "weights", "weights are given per flow: set user = \"flow\"")?;
+        let weights: Weights = f.or(
+            "weights",
+            Weights::default(),
+            "per-flow weights n_a (DKS section 5); needs user = \"flow\"; flows beyond the list weigh 1",
+        )?;
+        f.ensure(
+            weights.0.is_empty() || user == User::Flow,
+            "weights",
+            "weights are given per flow: set user = \"flow\"",
+        )?;
         Ok(Params {
             limit,
             delta,
@@ -248,7 +261,11 @@ pub fn bid(f_prev: u128, r: u128, p: u128, delta: u128) -> u128 {
 /// counted in its own), the one that loses its last packet: the most buffer space per unit
 /// of weight (compared exactly); ties go to the larger id, or are drawn uniformly with `rng`.
 /// Returns the position in `candidates`.
-pub fn pushout_pick(candidates: impl Iterator<Item = (u64, u32, u64)>, ties: PushoutTies, rng: &mut SimRng) -> Option<usize> {
+pub fn pushout_pick(
+    candidates: impl Iterator<Item = (u64, u32, u64)>,
+    ties: PushoutTies,
+    rng: &mut SimRng,
+) -> Option<usize> {
     let mut best: Option<(usize, u64, u32, u64)> = None;
     let mut tied = 0usize;
     for (pos, (m, w, id)) in candidates.enumerate() {
@@ -511,8 +528,12 @@ impl Fq {
                 }
             };
             let candidates = self.convs.iter().enumerate().filter(|(i, conv)| *i == c || !conv.queue.is_empty());
-            let pos = pushout_pick(candidates.clone().map(|(i, conv)| (measure(conv, i), conv.weight, conv.key)), self.p.pushout_ties, cx.rng)
-                .expect("the arrival's conversation is a candidate");
+            let pos = pushout_pick(
+                candidates.clone().map(|(i, conv)| (measure(conv, i), conv.weight, conv.key)),
+                self.p.pushout_ties,
+                cx.rng,
+            )
+            .expect("the arrival's conversation is a candidate");
             let (v, _) = candidates.clone().nth(pos).expect("position from the same list");
             if v == c {
                 self.counters.arrivals_pushed += 1;
@@ -556,7 +577,13 @@ impl QueueDisc for Fq {
             let s = conv.queue.pop_front().expect("checked");
             conv.bytes -= s.size as u64;
             if let Some(n) = conv.queue.front() {
-                self.heads.push(Reverse(Head { bid: n.bid, arrived: n.arrived, key: conv.key, seq: n.seq, conv: h.conv }));
+                self.heads.push(Reverse(Head {
+                    bid: n.bid,
+                    arrived: n.arrived,
+                    key: conv.key,
+                    seq: n.seq,
+                    conv: h.conv,
+                }));
             }
             self.len -= 1;
             self.bytes -= s.size as u64;
@@ -595,7 +622,13 @@ mod tests {
     }
 
     fn params(limit: Limit) -> Params {
-        Params { limit, delta: Bytes(0), user: User::Flow, pushout_ties: PushoutTies::LargerId, weights: Weights::default() }
+        Params {
+            limit,
+            delta: Bytes(0),
+            user: User::Flow,
+            pushout_ties: PushoutTies::LargerId,
+            weights: Weights::default(),
+        }
     }
 
     fn fq(limit: Limit) -> Harness<Fq> {
@@ -657,7 +690,8 @@ mod tests {
         //   t=6  B3 800:  F=802+800=1602
         // Bids (= F with delta 0): B1 402 < A1 800 < B2 802 < A2 1600 < B3 1602 < C1 1603 < C2 2003.
         let mut h = fq(Limit::Unbounded);
-        for (t, flow, bytes) in [(0, 1, 100), (1, 1, 100), (2, 2, 50), (3, 2, 50), (4, 3, 200), (5, 3, 50), (6, 2, 100)] {
+        for (t, flow, bytes) in [(0, 1, 100), (1, 1, 100), (2, 2, 50), (3, 2, 50), (4, 3, 200), (5, 3, 50), (6, 2, 100)]
+        {
             assert_eq!(at(&mut h, t, flow, bytes), Verdict::Enqueued);
         }
         assert_eq!(h.q.f_last_of(2), Some(bits(1602)));
@@ -757,7 +791,7 @@ mod tests {
         h.offer(2, 200);
         h.offer(2, 100);
         h.offer(2, 100); // flow 2: 400 bytes in 3 packets
-        // Flow 3 brings 700 bytes: counting it, flow 3 is the longest (700 > 600 > 400): it goes.
+                         // Flow 3 brings 700 bytes: counting it, flow 3 is the longest (700 > 600 > 400): it goes.
         assert_eq!(h.offer(3, 700), Verdict::Dropped(DropReason::Pushout));
         // Flow 3 brings 500: flow 1 (600) is the longest and loses its last 300; 700 + 500
         // still overflows, and now flow 3 (500) beats flow 2 (400) and flow 1 (300): it goes.
@@ -779,7 +813,7 @@ mod tests {
         assert_eq!(h.q.f_last_of(1), Some(bits(2400)));
         h.offer(2, 100); // flow 1's last queued packet (F=1600) is pushed out; F_2 = 800
         assert_eq!(h.offer(1, 100), Verdict::Dropped(DropReason::Pushout)); // 1 counts 2 vs 1
-        // Flow 1's next admitted packet bids 800 * 5 = 4000, behind a fresh conversation.
+                                                                            // Flow 1's next admitted packet bids 800 * 5 = 4000, behind a fresh conversation.
         assert_eq!(h.serve(), Some(1)); // bid 800, ties with flow 2: same time, smaller id
         assert_eq!(h.serve(), Some(2));
         h.offer(1, 100); // F = 4000
@@ -867,7 +901,8 @@ mod tests {
                     break;
                 }
                 let n = Q::int(busy.len() as i128);
-                let smallest = busy.iter().map(|&i| self.left[i]).fold(self.left[busy[0]], |a, b| if b.lt(a) { b } else { a });
+                let smallest =
+                    busy.iter().map(|&i| self.left[i]).fold(self.left[busy[0]], |a, b| if b.lt(a) { b } else { a });
                 let t_empty = self.t.add(smallest.mul(n));
                 let stop = if t_empty.lt(until) { t_empty } else { until };
                 let served = stop.sub(self.t).div(n);
@@ -922,10 +957,17 @@ mod tests {
             let r_fq = Q::int(round as i128).add(Q::new(rem as i128, w as i128));
             assert_eq!(r_fq, fluid.r.mul(Q::int(NANO as i128)), "arrival {k} at t={t}: R differs");
             let busy = fluid.backlogged();
-            assert_eq!(q.active_keys(), busy.iter().map(|&c| c as u64).collect::<Vec<_>>(), "arrival {k} at t={t}: active sets differ");
+            assert_eq!(
+                q.active_keys(),
+                busy.iter().map(|&c| c as u64).collect::<Vec<_>>(),
+                "arrival {k} at t={t}: active sets differ"
+            );
             sizes[busy.len()] += 1;
         }
-        eprintln!("discarded {} nanobits of work; active-set sizes after arrivals {sizes:?}", q.counters.discarded_nanobits);
+        eprintln!(
+            "discarded {} nanobits of work; active-set sizes after arrivals {sizes:?}",
+            q.counters.discarded_nanobits
+        );
         // The check has teeth: the active set took every size, and the floors did act.
         assert!(sizes[1] > 30 && sizes[2] > 30 && sizes[3] > 30 && sizes[4] + sizes[5] > 30, "{sizes:?}");
         assert!(q.counters.discarded_nanobits > 0);

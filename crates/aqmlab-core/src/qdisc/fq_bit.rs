@@ -41,7 +41,11 @@ pub struct Params {
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
         let fq = fq::Params::read(f)?;
-        let alpha: f64 = f.or("alpha", 0.5, "set the bit when the conversation's queue exceeds alpha x (buffer / active conversations)")?;
+        let alpha: f64 = f.or(
+            "alpha",
+            0.5,
+            "set the bit when the conversation's queue exceeds alpha x (buffer / active conversations)",
+        )?;
         f.ensure(alpha > 0.0, "alpha", "must be above 0")?;
         f.ensure(fq.limit != Limit::Unbounded, "limit", "an unbounded buffer has no fair share: give a limit")?;
         Ok(Params { fq, alpha })
@@ -126,7 +130,13 @@ mod tests {
     use crate::conf::Bytes;
 
     fn fq_bit(limit: Limit, alpha: f64) -> Harness<FqBit> {
-        let fq = fq::Params { limit, delta: Bytes(0), user: fq::User::Flow, pushout_ties: fq::PushoutTies::LargerId, weights: fq::Weights::default() };
+        let fq = fq::Params {
+            limit,
+            delta: Bytes(0),
+            user: fq::User::Flow,
+            pushout_ties: fq::PushoutTies::LargerId,
+            weights: fq::Weights::default(),
+        };
         Harness::new(FqBit::new(&Params { fq, alpha }, &link(8)), 1)
     }
 
@@ -162,7 +172,8 @@ mod tests {
         h.offer(1, 100);
         assert_eq!(h.offer(1, 100), Verdict::Marked);
         let marked: Vec<bool> = std::iter::from_fn(|| {
-            let mut cx = QdiscCtx { now: 0, rng: &mut h.rng, pkts: &mut h.pkts, victims: &mut h.victims, in_service: None };
+            let mut cx =
+                QdiscCtx { now: 0, rng: &mut h.rng, pkts: &mut h.pkts, victims: &mut h.victims, in_service: None };
             h.q.dequeue(&mut cx).map(|id| {
                 let ce = h.pkts[id].has(flags::CE);
                 h.pkts.free(id);

@@ -29,8 +29,8 @@ pub mod choke;
 mod conformance;
 pub mod decbit;
 pub mod droptail;
-pub mod fifo;
 pub mod early_random_drop;
+pub mod fifo;
 pub mod fq;
 pub mod fq_bit;
 pub mod random_drop;
@@ -327,15 +327,31 @@ pub mod harness {
 
     impl<Q: QueueDisc> Harness<Q> {
         pub fn new(q: Q, seed: u64) -> Self {
-            Harness { q, pkts: PacketArena::new(), rng: SimRng::from_seed(seed), now: 0, victims: vec![], dropped: vec![], sent: vec![], in_service: None }
+            Harness {
+                q,
+                pkts: PacketArena::new(),
+                rng: SimRng::from_seed(seed),
+                now: 0,
+                victims: vec![],
+                dropped: vec![],
+                sent: vec![],
+                in_service: None,
+            }
         }
 
         /// Offer a packet of `flow` and `size`; returns the verdict and records every drop.
         #[track_caller]
         pub fn offer(&mut self, flow: u32, size: u32) -> Verdict {
-            let id = self.pkts.alloc(Packet { seq: self.pkts.capacity() as u64, ..Packet::data(flow, flow, 1000, size) });
+            let id =
+                self.pkts.alloc(Packet { seq: self.pkts.capacity() as u64, ..Packet::data(flow, flow, 1000, size) });
             let before = self.q.len();
-            let mut cx = QdiscCtx { now: self.now, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: self.in_service };
+            let mut cx = QdiscCtx {
+                now: self.now,
+                rng: &mut self.rng,
+                pkts: &mut self.pkts,
+                victims: &mut self.victims,
+                in_service: self.in_service,
+            };
             let v = self.q.enqueue(id, &mut cx);
             let evicted = self.victims.iter().filter(|v| Some(v.0) != self.in_service).count();
             for (vid, why) in self.victims.drain(..) {
@@ -358,7 +374,13 @@ pub mod harness {
 
         /// Take the next packet; returns its flow.
         pub fn serve(&mut self) -> Option<u32> {
-            let mut cx = QdiscCtx { now: self.now, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: None };
+            let mut cx = QdiscCtx {
+                now: self.now,
+                rng: &mut self.rng,
+                pkts: &mut self.pkts,
+                victims: &mut self.victims,
+                in_service: None,
+            };
             let out = self.q.dequeue(&mut cx);
             for (vid, why) in self.victims.drain(..) {
                 self.dropped.push((self.pkts[vid].flow, why));
@@ -402,7 +424,9 @@ pub mod harness {
             assert_eq!(h.q.len(), live.len(), "step {step}: queue length vs packets alive");
             assert_eq!(h.q.bytes(), bytes, "step {step}: byte count vs packets alive");
             match limit {
-                Limit::Packets(n) => assert!(h.q.len() <= n as usize, "step {step}: {} packets over a limit of {n}", h.q.len()),
+                Limit::Packets(n) => {
+                    assert!(h.q.len() <= n as usize, "step {step}: {} packets over a limit of {n}", h.q.len())
+                }
                 Limit::Bytes(b) => assert!(h.q.bytes() <= b, "step {step}: {} bytes over a limit of {b}", h.q.bytes()),
                 Limit::Unbounded => {}
             }

@@ -43,7 +43,11 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let limit = f.or("limit", Limit::Packets(100), "buffer size (Qmax); an arrival that finds it full triggers the random draw")?;
+        let limit = f.or(
+            "limit",
+            Limit::Packets(100),
+            "buffer size (Qmax); an arrival that finds it full triggers the random draw",
+        )?;
         let in_service_candidate: bool = f.or(
             "in_service_candidate",
             false,
@@ -276,7 +280,8 @@ mod tests {
             let mut victims = vec![];
             let wire = pkts.alloc(Packet::data(7, 7, 99, 100));
             let ids: Vec<PacketId> = (0..3).map(|f| pkts.alloc(Packet::data(f, f, 99, 100))).collect();
-            let mut cx = QdiscCtx { now: 0, rng: &mut rng, pkts: &mut pkts, victims: &mut victims, in_service: Some(wire) };
+            let mut cx =
+                QdiscCtx { now: 0, rng: &mut rng, pkts: &mut pkts, victims: &mut victims, in_service: Some(wire) };
             q.enqueue(ids[0], &mut cx);
             q.enqueue(ids[1], &mut cx);
             let v = q.enqueue(ids[2], &mut cx);

@@ -70,15 +70,24 @@ pub struct RedParams {
 impl RedParams {
     /// Read and check the RED parameters (ns-2 era defaults).
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let w_q: f64 = f.or("w_q", 0.002, "w_q: weight of the newest sample in the average queue length (0 < w_q <= 1)")?;
+        let w_q: f64 =
+            f.or("w_q", 0.002, "w_q: weight of the newest sample in the average queue length (0 < w_q <= 1)")?;
         f.ensure(w_q > 0.0 && w_q <= 1.0, "w_q", format!("{w_q} is not a weight (allowed: above 0, at most 1)"))?;
         let min_th: f64 = f.or("min_th", 5.0, "min_th: average queue length (packets) where early drops start")?;
         f.ensure(min_th >= 0.0, "min_th", "must not be negative")?;
-        let max_th: f64 = f.or("max_th", 15.0, "max_th: average queue length (packets) where p_b reaches max_p; above it every arrival is dropped")?;
+        let max_th: f64 = f.or(
+            "max_th",
+            15.0,
+            "max_th: average queue length (packets) where p_b reaches max_p; above it every arrival is dropped",
+        )?;
         f.ensure(max_th > min_th, "max_th", format!("must be above min_th ({min_th})"))?;
         let max_p: Prob = f.or("max_p", Prob(0.1), "max_p: early drop probability p_b at max_th (ns-2's 1/linterm)")?;
         let wait: bool = f.or("wait", true, "ns-2 wait_: no drop until count >= 1/p_b, then gaps uniform on 1/p_b+1..2/p_b (false: F&J 1993, gaps uniform on 1..1/p_b)")?;
-        let gentle: bool = f.or("gentle", false, "gentle RED: p_b rises from max_p to 1 between max_th and 2 max_th instead of jumping to 1")?;
+        let gentle: bool = f.or(
+            "gentle",
+            false,
+            "gentle RED: p_b rises from max_p to 1 between max_th and 2 max_th instead of jumping to 1",
+        )?;
         Ok(RedParams { w_q, min_th, max_th, max_p: max_p.0, wait, gentle })
     }
 }
@@ -262,10 +271,18 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let limit = f.or("limit", Limit::Packets(100), "physical buffer: an admitted packet that does not fit is dropped (overflow)")?;
+        let limit = f.or(
+            "limit",
+            Limit::Packets(100),
+            "physical buffer: an admitted packet that does not fit is dropped (overflow)",
+        )?;
         let red = RedParams::read(f)?;
         red.check_against_limit(f, limit)?;
-        let ecn = f.or("ecn", false, "mark ECN-capable packets (set CE) instead of early-dropping them; forced drops still drop")?;
+        let ecn = f.or(
+            "ecn",
+            false,
+            "mark ECN-capable packets (set CE) instead of early-dropping them; forced drops still drop",
+        )?;
         Ok(Params { limit, red, ecn })
     }
 }
@@ -344,7 +361,8 @@ mod tests {
     use super::*;
     use crate::conf::{parse_toml, Origin, Source};
 
-    const PARAMS: RedParams = RedParams { w_q: 0.002, min_th: 5.0, max_th: 15.0, max_p: 0.1, wait: false, gentle: false };
+    const PARAMS: RedParams =
+        RedParams { w_q: 0.002, min_th: 5.0, max_th: 15.0, max_p: 0.1, wait: false, gentle: false };
 
     fn red(limit: Limit, red: RedParams, ecn: bool) -> Harness<Red> {
         Harness::new(Red::new(&Params { limit, red, ecn }, &link(8)), 7)
@@ -470,7 +488,8 @@ mod tests {
     /// Offer an ECN-capable packet of flow 1.
     fn offer_ect(h: &mut Harness<Red>) -> (PacketId, Verdict) {
         let id = h.pkts.alloc(crate::packet::Packet { flags: flags::ECT, ..crate::packet::Packet::data(1, 0, 1, 100) });
-        let mut cx = QdiscCtx { now: h.now, rng: &mut h.rng, pkts: &mut h.pkts, victims: &mut h.victims, in_service: None };
+        let mut cx =
+            QdiscCtx { now: h.now, rng: &mut h.rng, pkts: &mut h.pkts, victims: &mut h.victims, in_service: None };
         (id, h.q.enqueue(id, &mut cx))
     }
 
@@ -585,7 +604,13 @@ mod tests {
     /// Drive RED with arrivals `load` times faster than departures (Poisson or periodic
     /// arrivals, exponential or constant service); returns the mean, lowest and highest
     /// average seen by the arrivals after a warm-up, and the forced drops.
-    fn overload(p: RedParams, load: f64, poisson_arrivals: bool, exp_service: bool, seed: u64) -> (f64, f64, f64, usize) {
+    fn overload(
+        p: RedParams,
+        load: f64,
+        poisson_arrivals: bool,
+        exp_service: bool,
+        seed: u64,
+    ) -> (f64, f64, f64, usize) {
         let mut h = red(Limit::Packets(100), p, false);
         // Stands for whichever packet is being transmitted (RED only asks whether one is).
         let transmitting = Some(h.pkts.alloc(crate::packet::Packet::data(99, 0, 1, 1000)));
@@ -666,7 +691,8 @@ mod tests {
         // The shared conformance driver: a transmitter, bursts, ACKs, overload and idle phases.
         let p = RedParams { w_q: 0.02, min_th: 3.0, max_th: 9.0, max_p: 0.1, wait: true, gentle: false };
         for (seed, limit) in [(1, Limit::Packets(20)), (2, Limit::Bytes(12_000))] {
-            let (sent, refused, evicted) = super::super::conformance::hammer(|l| Red::new(&Params { limit, red: p, ecn: false }, l), seed);
+            let (sent, refused, evicted) =
+                super::super::conformance::hammer(|l| Red::new(&Params { limit, red: p, ecn: false }, l), seed);
             assert!(sent > 1000 && refused > 100, "{sent} {refused}");
             assert_eq!(evicted, 0, "RED only drops arrivals");
         }
@@ -675,7 +701,8 @@ mod tests {
     #[test]
     fn random_operations_keep_the_contract() {
         for (seed, limit) in [(1, Limit::Packets(20)), (2, Limit::Bytes(12_000)), (3, Limit::Unbounded)] {
-            let p = RedParams { w_q: 0.05, min_th: 3.0, max_th: 12.0, max_p: 0.2, wait: seed % 2 == 0, gentle: seed == 3 };
+            let p =
+                RedParams { w_q: 0.05, min_th: 3.0, max_th: 12.0, max_p: 0.2, wait: seed % 2 == 0, gentle: seed == 3 };
             let mut h = red(limit, p, seed == 2);
             hammer(&mut h, 20_000, 8, seed);
         }

@@ -81,8 +81,10 @@ impl ZombieParams {
         f.ensure(zombies >= 1, "zombies", "must be at least 1")?;
         // The list is allocated whole: a typo's billions would exhaust memory.
         f.ensure(zombies <= 1_000_000, "zombies", format!("{zombies} is more than 1000000 entries"))?;
-        let p_swap: Prob = f.or("p_swap", Prob(0.25), "probability that a miss overwrites the zombie drawn with the arrival's flow")?;
-        let alpha: Option<f64> = f.opt("alpha", "gain of the hit frequency P(t) = (1 - alpha) P + alpha Hit (default 1/zombies)")?;
+        let p_swap: Prob =
+            f.or("p_swap", Prob(0.25), "probability that a miss overwrites the zombie drawn with the arrival's flow")?;
+        let alpha: Option<f64> =
+            f.opt("alpha", "gain of the hit frequency P(t) = (1 - alpha) P + alpha Hit (default 1/zombies)")?;
         let alpha = alpha.unwrap_or(1.0 / zombies as f64);
         f.ensure(alpha > 0.0 && alpha <= 1.0, "alpha", format!("{alpha} is not a gain (allowed: above 0, at most 1)"))?;
         let p_init: Prob = f.or("p_init", Prob(0.0), "P(0), the hit frequency before any arrival")?;
@@ -243,7 +245,11 @@ pub fn buffer_packets(limit: Limit, link: &LinkInfo) -> f64 {
 
 /// Refuse an unbounded buffer (B/6 and B/3 would be infinite).
 pub fn require_finite_buffer(f: &Fields, limit: Limit) -> Result<()> {
-    f.ensure(limit != Limit::Unbounded, "limit", "the thresholds are fractions of the buffer (B/6, B/3): give a finite limit")
+    f.ensure(
+        limit != Limit::Unbounded,
+        "limit",
+        "the thresholds are fractions of the buffer (B/6, B/3): give a finite limit",
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -259,9 +265,14 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let limit = f.or("limit", Limit::Packets(100), "buffer B: thresholds at B/6 and B/3; an admitted packet that does not fit is dropped (overflow)")?;
+        let limit = f.or(
+            "limit",
+            Limit::Packets(100),
+            "buffer B: thresholds at B/6 and B/3; an admitted packet that does not fit is dropped (overflow)",
+        )?;
         require_finite_buffer(f, limit)?;
-        let p_max: Prob = f.or("p_max", Prob(0.15), "drop probability p1 at a queue of B/3 or more (p_max/4 from B/6)")?;
+        let p_max: Prob =
+            f.or("p_max", Prob(0.15), "drop probability p1 at a queue of B/3 or more (p_max/4 from B/6)")?;
         let zombies = ZombieParams::read(f)?;
         Ok(Params { limit, p_max: p_max.0, zombies })
     }
@@ -340,7 +351,8 @@ mod tests {
     use super::*;
     use crate::conf::{parse_toml, Origin, Source};
 
-    const ZP: ZombieParams = ZombieParams { zombies: 4, p_swap: 0.25, alpha: 0.25, p_init: 0.0, fill: FillRule::Insert };
+    const ZP: ZombieParams =
+        ZombieParams { zombies: 4, p_swap: 0.25, alpha: 0.25, p_init: 0.0, fill: FillRule::Insert };
 
     fn read(text: &str) -> Result<Params> {
         let src = Source { path: "t.toml".into() };
@@ -355,7 +367,10 @@ mod tests {
     fn defaults_follow_the_zl_red_papers_settings() {
         let p = read("").unwrap();
         assert_eq!(p.p_max, 0.15);
-        assert_eq!(p.zombies, ZombieParams { zombies: 1000, p_swap: 0.25, alpha: 0.001, p_init: 0.0, fill: FillRule::Insert });
+        assert_eq!(
+            p.zombies,
+            ZombieParams { zombies: 1000, p_swap: 0.25, alpha: 0.001, p_init: 0.0, fill: FillRule::Insert }
+        );
         assert_eq!(read("zombies = 10").unwrap().zombies.alpha, 0.1);
         assert!(read("limit = \"unbounded\"").unwrap_err().message.contains("finite limit"));
         assert!(read("alpha = 0").is_err());
@@ -428,7 +443,10 @@ mod tests {
     #[test]
     fn equations_one_to_three() {
         // B = 600: thresholds 100 and 200.
-        assert_eq!([99.0, 100.0, 199.0, 200.0, 600.0].map(|q| sred_p1(q, 600.0, 0.15)), [0.0, 0.0375, 0.0375, 0.15, 0.15]);
+        assert_eq!(
+            [99.0, 100.0, 199.0, 200.0, 600.0].map(|q| sred_p1(q, 600.0, 0.15)),
+            [0.0, 0.0375, 0.0375, 0.15, 0.15]
+        );
         // (256 P)^2 <= 1: p2 = p1; P = 1/128: p2 = p1 / 4; a hit multiplies by 1 + 1/P.
         assert_eq!(sred_p3(0.15, 1.0 / 256.0, false), 0.15);
         assert!((sred_p3(0.15, 1.0 / 128.0, false) - 0.0375).abs() < 1e-15);
@@ -498,7 +516,11 @@ mod tests {
     fn random_operations_keep_the_contract() {
         let cases = [
             Params { limit: Limit::Packets(24), p_max: 0.5, zombies: ZombieParams { zombies: 8, ..ZP } },
-            Params { limit: Limit::Bytes(20_000), p_max: 0.15, zombies: ZombieParams { zombies: 3, fill: FillRule::Compare, ..ZP } },
+            Params {
+                limit: Limit::Bytes(20_000),
+                p_max: 0.15,
+                zombies: ZombieParams { zombies: 3, fill: FillRule::Compare, ..ZP },
+            },
         ];
         for (seed, p) in cases.into_iter().enumerate() {
             let mut h = Harness::new(Sred::new(&p, &link(6)), seed as u64);

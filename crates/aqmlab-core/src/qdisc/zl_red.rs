@@ -37,7 +37,8 @@ use crate::packet::PacketId;
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "zl_red",
     aliases: &["zlred"],
-    summary: "ZL-RED (Kurata, Hasegawa & Murata 2000): SRED that drops more from flows with above-average zombie counts.",
+    summary:
+        "ZL-RED (Kurata, Hasegawa & Murata 2000): SRED that drops more from flows with above-average zombie counts.",
     read: |f| Params::read(f).map(QdiscParams::ZlRed),
 };
 
@@ -69,9 +70,14 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let limit = f.or("limit", Limit::Packets(100), "buffer B: p_max from B/3; an admitted packet that does not fit is dropped (overflow)")?;
+        let limit = f.or(
+            "limit",
+            Limit::Packets(100),
+            "buffer B: p_max from B/3; an admitted packet that does not fit is dropped (overflow)",
+        )?;
         require_finite_buffer(f, limit)?;
-        let p_max: Prob = f.or("p_max", Prob(0.15), "drop probability at a queue of B/3 or more (p_max/4 from th_min)")?;
+        let p_max: Prob =
+            f.or("p_max", Prob(0.15), "drop probability at a queue of B/3 or more (p_max/4 from th_min)")?;
         let th_min: f64 = f.or("th_min", 5.0, "th_min: queue length (packets) where drops start, eq. (7)")?;
         f.ensure(th_min >= 0.0, "th_min", "must not be negative")?;
         let a: f64 = f.or("a", 1.0, "a of eq. (8): a flow is misbehaving when F > a T P(t) (1 is ZL-RED)")?;
@@ -185,7 +191,8 @@ impl QueueDisc for ZlRed {
         let hit_rate = self.zl.hit_rate();
         let p1 = staircase(self.fifo.len() as f64, self.p.th_min, self.buffer / 3.0, self.p.p_max);
         let p3 = sred_p3(p1, hit_rate, hit);
-        let p = zl_probability(p3, self.zl.flow_count(flow), self.zl.total_count(), hit_rate, self.p.a, self.p_avg.value());
+        let p =
+            zl_probability(p3, self.zl.flow_count(flow), self.zl.total_count(), hit_rate, self.p.a, self.p_avg.value());
         self.p_avg.record(p, p3.min(1.0));
         if cx.rng.chance(p) {
             return Verdict::Dropped(DropReason::Early);
@@ -233,10 +240,18 @@ mod tests {
     use crate::conf::{parse_toml, Origin, Source};
     use crate::rng::SimRng;
 
-    const ZP: ZombieParams = ZombieParams { zombies: 1000, p_swap: 0.25, alpha: 0.001, p_init: 0.0, fill: FillRule::Insert };
+    const ZP: ZombieParams =
+        ZombieParams { zombies: 1000, p_swap: 0.25, alpha: 0.001, p_init: 0.0, fill: FillRule::Insert };
 
-    const BASE: Params =
-        Params { limit: Limit::Packets(300), p_max: 0.15, th_min: 5.0, a: 1.0, p_avg: PavgRule::MeanFinal, p_avg_gain: 0.001, zombies: ZP };
+    const BASE: Params = Params {
+        limit: Limit::Packets(300),
+        p_max: 0.15,
+        th_min: 5.0,
+        a: 1.0,
+        p_avg: PavgRule::MeanFinal,
+        p_avg_gain: 0.001,
+        zombies: ZP,
+    };
 
     fn read(text: &str) -> Result<Params> {
         let src = Source { path: "t.toml".into() };
@@ -343,7 +358,13 @@ mod tests {
         let small = ZombieParams { zombies: 6, alpha: 0.1, ..ZP };
         let cases = [
             Params { limit: Limit::Packets(24), p_max: 0.5, th_min: 2.0, zombies: small.clone(), ..BASE },
-            Params { limit: Limit::Bytes(20_000), a: 2.0, p_avg: PavgRule::EmaP3, zombies: ZombieParams { fill: FillRule::Compare, ..small }, ..BASE },
+            Params {
+                limit: Limit::Bytes(20_000),
+                a: 2.0,
+                p_avg: PavgRule::EmaP3,
+                zombies: ZombieParams { fill: FillRule::Compare, ..small },
+                ..BASE
+            },
         ];
         for (seed, p) in cases.into_iter().enumerate() {
             let mut h = Harness::new(ZlRed::new(&p, &link(6)), seed as u64);

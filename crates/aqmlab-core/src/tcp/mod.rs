@@ -78,13 +78,20 @@ impl Common {
             return Err(f.error("cc", format!("unknown congestion control '{cc_name}' (allowed: {})", cc::names())));
         };
         let packet_size: u32 = f.or("packet_size", d.packet_size, "size on the wire of a full data packet, bytes")?;
-        let header: u32 = f.or("header", 0u32, "bytes of each data packet that are headers (not counted as data or goodput)")?;
-        f.ensure(packet_size > header && packet_size <= 1 << 20, "packet_size", format!("must exceed header ({header}) and be at most {} bytes", 1 << 20))?;
+        let header: u32 =
+            f.or("header", 0u32, "bytes of each data packet that are headers (not counted as data or goodput)")?;
+        f.ensure(
+            packet_size > header && packet_size <= 1 << 20,
+            "packet_size",
+            format!("must exceed header ({header}) and be at most {} bytes", 1 << 20),
+        )?;
         let ack_size: u32 = f.or("ack_size", 40u32, "size on the wire of an ACK, bytes")?;
         f.ensure(ack_size >= 1, "ack_size", "must be at least 1 byte")?;
-        let max_window: u32 = f.or("max_window", d.max_window, "maximum (receiver) window, packets; the generic window")?;
+        let max_window: u32 =
+            f.or("max_window", d.max_window, "maximum (receiver) window, packets; the generic window")?;
         f.ensure(max_window >= 1, "max_window", "must be at least 1 packet")?;
-        let delayed_ack: bool = f.or("delayed_ack", false, "acknowledge every second packet (or after delayed_ack_timeout)")?;
+        let delayed_ack: bool =
+            f.or("delayed_ack", false, "acknowledge every second packet (or after delayed_ack_timeout)")?;
         let delack: Duration = f.or("delayed_ack_timeout", Duration(200_000_000), "longest an ACK is delayed")?;
         f.ensure(delack.0 > 0, "delayed_ack_timeout", "must be above 0")?;
         // The cc's own keys are in this table too; in catalogue mode they are listed under the
@@ -116,7 +123,8 @@ pub struct Params {
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
         let common = Common::read(f, &Defaults { cc: "reno", packet_size: 1000, max_window: 10_000 })?;
-        let bytes: Option<Bytes> = f.opt("bytes", "data to transfer, then stop and record the completion time (default: unending)")?;
+        let bytes: Option<Bytes> =
+            f.opt("bytes", "data to transfer, then stop and record the completion time (default: unending)")?;
         if let Some(b) = bytes {
             f.ensure(b.0 > 0, "bytes", "must be above 0")?;
         }

@@ -179,7 +179,10 @@ mod tests {
         let mut out = Outbox::default();
         let a = seg(&mut r, 0, 5, 0, &mut out);
         assert_eq!(a.len(), 1);
-        assert_eq!((a[0].kind, a[0].ack, a[0].echo, a[0].size, a[0].src, a[0].dst), (PacketKind::Ack, SEG, 5, 40, 1, 0));
+        assert_eq!(
+            (a[0].kind, a[0].ack, a[0].echo, a[0].size, a[0].src, a[0].dst),
+            (PacketKind::Ack, SEG, 5, 40, 1, 0)
+        );
         assert_eq!(out.goodput_bytes, SEG);
     }
 
@@ -198,7 +201,11 @@ mod tests {
         assert!(a[0].has(flags::RETX), "caused by a retransmission: no RTT sample (Karn)");
         assert_eq!(out.goodput_bytes, 4 * SEG);
         let a = seg(&mut r, 3, 30, flags::RETX, &mut out);
-        assert_eq!((a[0].ack, out.goodput_bytes), (5 * SEG, 0), "a duplicate segment is acknowledged, not delivered again");
+        assert_eq!(
+            (a[0].ack, out.goodput_bytes),
+            (5 * SEG, 0),
+            "a duplicate segment is acknowledged, not delivered again"
+        );
     }
 
     #[test]
@@ -228,6 +235,9 @@ mod tests {
         assert!(!seg(&mut r, 1, 2, flags::ECT, &mut out)[0].has(flags::ECE));
         let mut d = rx("cc = \"decbit\"\ndelayed_ack = true");
         assert!(seg(&mut d, 0, 1, flags::ECT | flags::CE, &mut out).is_empty());
-        assert!(seg(&mut d, 1, 2, flags::ECT, &mut out)[0].has(flags::ECE), "a delayed ACK carries the bit of any packet it covers");
+        assert!(
+            seg(&mut d, 1, 2, flags::ECT, &mut out)[0].has(flags::ECE),
+            "a delayed ACK carries the bit of any packet it covers"
+        );
     }
 }

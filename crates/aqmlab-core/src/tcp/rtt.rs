@@ -87,14 +87,28 @@ impl RtoParams {
             }
             Estimator::Jacobson => Estimator::Jacobson,
         };
-        let initial: Duration = f.or("initial_rto", Duration(d.initial_rto_ns), "retransmission timeout before the first round-trip sample")?;
+        let initial: Duration = f.or(
+            "initial_rto",
+            Duration(d.initial_rto_ns),
+            "retransmission timeout before the first round-trip sample",
+        )?;
         f.ensure(initial.0 > 0, "initial_rto", "must be above 0")?;
         let min: Duration = f.or("min_rto", Duration(d.min_rto_ns), "smallest retransmission timeout")?;
-        let max: Duration = f.or("max_rto", Duration(d.max_rto_ns), "largest retransmission timeout (backoff included)")?;
+        let max: Duration =
+            f.or("max_rto", Duration(d.max_rto_ns), "largest retransmission timeout (backoff included)")?;
         f.ensure(max.0 > 0 && max.0 >= min.0, "max_rto", "must be above 0 and at least min_rto")?;
-        let tick: Duration = f.or("tick", Duration(d.tick_ns), "coarse timer granularity (4.3BSD: \"500ms\"); 0 for exact timers")?;
-        let backoff: bool = f.or("backoff", d.backoff, "double the timeout after each expiry until a valid round-trip sample")?;
-        Ok(RtoParams { estimator, initial_rto_ns: initial.0, min_rto_ns: min.0, max_rto_ns: max.0, tick_ns: tick.0, backoff })
+        let tick: Duration =
+            f.or("tick", Duration(d.tick_ns), "coarse timer granularity (4.3BSD: \"500ms\"); 0 for exact timers")?;
+        let backoff: bool =
+            f.or("backoff", d.backoff, "double the timeout after each expiry until a valid round-trip sample")?;
+        Ok(RtoParams {
+            estimator,
+            initial_rto_ns: initial.0,
+            min_rto_ns: min.0,
+            max_rto_ns: max.0,
+            tick_ns: tick.0,
+            backoff,
+        })
     }
 
     /// Whether this is the FQ paper's generic timeout mechanism (one timer per packet,

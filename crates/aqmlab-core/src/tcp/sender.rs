@@ -245,7 +245,12 @@ impl Sender {
             fl |= flags::RETX;
         }
         let size = (end - seq) as u32 + self.header;
-        out.packets.push(Packet { seq, echo: app_ts, flags: fl, ..Packet::data(self.ids.flow, self.ids.src, self.ids.dst, size) });
+        out.packets.push(Packet {
+            seq,
+            echo: app_ts,
+            flags: fl,
+            ..Packet::data(self.ids.flow, self.ids.src, self.ids.dst, size)
+        });
         if self.per_packet {
             let d = self.rtt.deadline(now, self.segs[idx].sends - 1);
             self.segs[idx].deadline = d;
@@ -346,7 +351,12 @@ impl Sender {
         if self.snd_una >= self.snd_max {
             return;
         }
-        let info = TimeoutInfo { now, flight: self.segs_in(self.snd_una, self.snd_max), snd_nxt: self.snd_nxt, snd_max: self.snd_max };
+        let info = TimeoutInfo {
+            now,
+            flight: self.segs_in(self.snd_una, self.snd_max),
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+        };
         if self.per_packet {
             let due: Vec<u64> = (0..self.segs.len())
                 .filter(|&i| self.segs[i].deadline <= now)
@@ -517,7 +527,8 @@ mod tests {
             assert_eq!(g[1], 2 * g[0], "each timeout doubles: {gaps:?}");
         }
         // The window sits at one packet through the outage, the threshold falls to 2.
-        let during: Vec<(u64, f64, f64)> = b.trace.iter().filter(|p| (resends[1]..12_000 * MS).contains(&p.0)).copied().collect();
+        let during: Vec<(u64, f64, f64)> =
+            b.trace.iter().filter(|p| (resends[1]..12_000 * MS).contains(&p.0)).copied().collect();
         assert!(during.iter().all(|p| p.1 == 1.0 && p.2 == 2.0), "{during:?}");
         // After the outage the flow recovers and the timeout is the estimate again.
         assert!(b.goodput > b.sent.iter().filter(|s| s.t < 12_000 * MS && !s.dropped).count() as u64 * SEG);
@@ -533,7 +544,8 @@ mod tests {
         // receiver already holds. Their duplicate ACKs acknowledge exactly what was outstanding
         // at the timeout and must not be taken for a new loss (ssthresh would collapse to 2).
         let mut b = Bench::new(&common("cc = \"newreno\""), None, GBPS, 50 * MS);
-        b.drop = Box::new(|p, _| (200 * SEG..400 * SEG).contains(&p.seq) && p.seq % (10 * SEG) == 0 && !p.has(flags::RETX));
+        b.drop =
+            Box::new(|p, _| (200 * SEG..400 * SEG).contains(&p.seq) && p.seq % (10 * SEG) == 0 && !p.has(flags::RETX));
         b.run_until(3000 * MS);
         assert!(!b.timeouts.is_empty(), "the scenario needs a timeout during recovery");
         let after: Vec<f64> = b.trace.iter().filter(|p| p.0 > b.timeouts[0]).map(|p| p.2).collect();
@@ -571,7 +583,10 @@ mod tests {
             assert!((*w as f64 - 2.0 * srtt).abs() < 0.05 * srtt, "timeout = 2 x srtt: {waits:?}, srtt {srtt}");
         }
         let firsts: Vec<u64> = resent.iter().map(|k| b.sends_of(k * SEG)[0]).collect();
-        assert!(firsts.windows(2).all(|f| f[1] > f[0]) && waits.windows(2).all(|w| w[0].abs_diff(w[1]) < MS), "own timers: {firsts:?} {waits:?}");
+        assert!(
+            firsts.windows(2).all(|f| f[1] > f[0]) && waits.windows(2).all(|w| w[0].abs_diff(w[1]) < MS),
+            "own timers: {firsts:?} {waits:?}"
+        );
         // The retransmitted packet's sample runs from its first transmission.
         let (first, again) = (b.sends_of(12 * SEG)[0], b.sends_of(12 * SEG)[1]);
         assert!(b.rtts.iter().any(|&r| r >= again - first + RTT), "{:?}", b.rtts);
@@ -579,7 +594,15 @@ mod tests {
 
     #[test]
     fn finite_transfer_completes_with_every_byte_delivered_once() {
-        for cc in ["generic\"\nmax_window = \"8", "slowstart", "tahoe", "reno", "newreno", "vegas", "decbit\"\nmax_window = \"8"] {
+        for cc in [
+            "generic\"\nmax_window = \"8",
+            "slowstart",
+            "tahoe",
+            "reno",
+            "newreno",
+            "vegas",
+            "decbit\"\nmax_window = \"8",
+        ] {
             let c = common(&format!("cc = \"{cc}\"").replace("= \"8\"", "= 8"));
             let total = 300 * SEG + 123;
             let mut b = Bench::new(&c, Some(total), 10_000_000, 20 * MS);
@@ -594,7 +617,10 @@ mod tests {
             assert_eq!(b.goodput, total, "{cc}");
             assert_eq!(b.receiver.rcv_nxt(), total);
             assert!(b.sent.iter().all(|s| s.seq < total), "{cc}: nothing past the end");
-            assert_eq!(b.sent.last().unwrap().seq, b.sent.iter().map(|s| s.seq).max().unwrap().min(b.sent.last().unwrap().seq));
+            assert_eq!(
+                b.sent.last().unwrap().seq,
+                b.sent.iter().map(|s| s.seq).max().unwrap().min(b.sent.last().unwrap().seq)
+            );
         }
     }
 

@@ -32,7 +32,11 @@ pub struct Params {
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
         let common = Common::read(f, &Defaults { cc: "generic", packet_size: 40, max_window: 5 })?;
-        let iv: Duration = f.or("mean_interval", Duration(5_000_000_000), "mean time between keystrokes (exponential: a Poisson process)")?;
+        let iv: Duration = f.or(
+            "mean_interval",
+            Duration(5_000_000_000),
+            "mean time between keystrokes (exponential: a Poisson process)",
+        )?;
         f.ensure(iv.0 > 0, "mean_interval", "must be above 0")?;
         Ok(Params { common, mean_interval_ns: iv.0 })
     }

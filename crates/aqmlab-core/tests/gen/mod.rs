@@ -53,7 +53,12 @@ fn red_keys(rng: &mut SimRng, limit_pkts: Option<u64>, out: &mut String) {
     let cap = limit_pkts.map_or(40.0, |n| n as f64);
     let min_th = (rng.uniform() * (cap - 1.0).max(0.0)).floor();
     let max_th = min_th + 1.0 + (rng.uniform() * 30.0).floor();
-    let _ = write!(out, ", min_th = {min_th}, max_th = {max_th}, max_p = {:.3}, w_q = {:.4}", rng.uniform(), 0.0001 + rng.uniform() * 0.2);
+    let _ = write!(
+        out,
+        ", min_th = {min_th}, max_th = {max_th}, max_p = {:.3}, w_q = {:.4}",
+        rng.uniform(),
+        0.0001 + rng.uniform() * 0.2
+    );
     let _ = write!(out, ", wait = {}, gentle = {}", rng.chance(0.5), rng.chance(0.3));
 }
 
@@ -76,7 +81,12 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
         }
         "fq" | "fq_bit" => {
             let user = pick(rng, &["pair", "source", "flow"]);
-            let _ = write!(q, ", user = \"{user}\", delta = {}, pushout_ties = \"{}\"", int(rng, 0, 1500), pick(rng, &["larger_id", "random"]));
+            let _ = write!(
+                q,
+                ", user = \"{user}\", delta = {}, pushout_ties = \"{}\"",
+                int(rng, 0, 1500),
+                pick(rng, &["larger_id", "random"])
+            );
             if user == "flow" && rng.chance(0.3) {
                 q += ", weights = [3, 1, 2]";
             }
@@ -85,7 +95,13 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
             }
         }
         "decbit" => {
-            let _ = write!(q, ", threshold = {:.2}, selective = {}, capacity_factor = {:.2}", 0.1 + rng.uniform() * 3.0, rng.chance(0.5), 0.1 + rng.uniform() * 0.9);
+            let _ = write!(
+                q,
+                ", threshold = {:.2}, selective = {}, capacity_factor = {:.2}",
+                0.1 + rng.uniform() * 3.0,
+                rng.chance(0.5),
+                0.1 + rng.uniform() * 0.9
+            );
         }
         "red" => {
             red_keys(rng, pkts, &mut q);
@@ -94,11 +110,21 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
         "choke" => {
             red_keys(rng, pkts, &mut q);
             let variant = pick(rng, &["random", "random", "front", "back"]);
-            let _ = write!(q, ", variant = \"{variant}\", memory = {}, match_resets_count = {}", int(rng, 0, 5), rng.chance(0.5));
+            let _ = write!(
+                q,
+                ", variant = \"{variant}\", memory = {}, match_resets_count = {}",
+                int(rng, 0, 5),
+                rng.chance(0.5)
+            );
             match variant {
                 "front" => shape.aborts_in_service = true,
                 "random" if rng.chance(0.3) => {
-                    let _ = write!(q, ", regions = {}, region_rule = \"{}\"", int(rng, 2, 4), pick(rng, &["drops_2i", "candidates_2i"]));
+                    let _ = write!(
+                        q,
+                        ", regions = {}, region_rule = \"{}\"",
+                        int(rng, 2, 4),
+                        pick(rng, &["drops_2i", "candidates_2i"])
+                    );
                 }
                 "random" => {
                     let _ = write!(q, ", candidates = {}, replacement = {}", int(rng, 1, 4), rng.chance(0.5));
@@ -107,7 +133,13 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
             }
         }
         "sred" | "zl_red" => {
-            let _ = write!(q, ", p_max = {:.3}, zombies = {}, p_swap = {:.2}", rng.uniform(), int(rng, 1, 200), rng.uniform());
+            let _ = write!(
+                q,
+                ", p_max = {:.3}, zombies = {}, p_swap = {:.2}",
+                rng.uniform(),
+                int(rng, 1, 200),
+                rng.uniform()
+            );
             if discipline == "zl_red" {
                 let _ = write!(q, ", th_min = {}, a = {:.2}", int(rng, 0, 10), 0.2 + rng.uniform() * 2.0);
             }
@@ -143,7 +175,11 @@ pub fn scenario(seed: u64) -> (String, Shape) {
     let duration_ms = int(&mut rng, 300, 2000);
     let warmup_ms = if rng.chance(0.3) { int(&mut rng, 0, duration_ms - 1) } else { 0 };
     shape.warmup = warmup_ms > 0;
-    let _ = writeln!(t, "[simulation]\nduration = \"{duration_ms}ms\"\nwarmup = \"{warmup_ms}ms\"\nseed = {}", int(&mut rng, 0, 1 << 40));
+    let _ = writeln!(
+        t,
+        "[simulation]\nduration = \"{duration_ms}ms\"\nwarmup = \"{warmup_ms}ms\"\nseed = {}",
+        int(&mut rng, 0, 1 << 40)
+    );
 
     // A random tree: node i hangs under a random earlier node (chain and star are special cases).
     let nodes = int(&mut rng, 2, 7) as usize;
@@ -159,7 +195,12 @@ pub fn scenario(seed: u64) -> (String, Shape) {
             1 => 0,
             _ => rng.below(i),
         };
-        let _ = writeln!(t, "\n[[link]]\nbetween = [\"n{parent}\", \"n{i}\"]\nrate = {}\ndelay = \"{}us\"", rate(&mut rng, 64, 10_000), int(&mut rng, 0, 20_000));
+        let _ = writeln!(
+            t,
+            "\n[[link]]\nbetween = [\"n{parent}\", \"n{i}\"]\nrate = {}\ndelay = \"{}us\"",
+            rate(&mut rng, 64, 10_000),
+            int(&mut rng, 0, 20_000)
+        );
         if rng.chance(0.15) {
             let _ = writeln!(t, "loss = {:.3}", rng.uniform() * 0.05);
         }
@@ -176,17 +217,33 @@ pub fn scenario(seed: u64) -> (String, Shape) {
         let src = rng.below(nodes);
         let dst = (src + 1 + rng.below(nodes - 1)) % nodes;
         let kind = pick(&mut rng, FLOW_KINDS);
-        let _ = writeln!(t, "\n[[flow]]\nname = \"f{f}\"\nsrc = \"{}\"\ndst = \"{}\"\nkind = \"{kind}\"", names[src], names[dst]);
+        let _ = writeln!(
+            t,
+            "\n[[flow]]\nname = \"f{f}\"\nsrc = \"{}\"\ndst = \"{}\"\nkind = \"{kind}\"",
+            names[src], names[dst]
+        );
         match kind {
             "cbr" | "poisson" => {
                 let _ = writeln!(t, "rate = {}\npacket_size = {}", rate(&mut rng, 8, 3000), packet_size(&mut rng));
             }
             "onoff" => {
-                let _ = writeln!(t, "rate = {}\npacket_size = {}\nmean_on = \"{}ms\"\nmean_off = \"{}ms\"", rate(&mut rng, 8, 5000), packet_size(&mut rng), int(&mut rng, 1, 300), int(&mut rng, 1, 300));
+                let _ = writeln!(
+                    t,
+                    "rate = {}\npacket_size = {}\nmean_on = \"{}ms\"\nmean_off = \"{}ms\"",
+                    rate(&mut rng, 8, 5000),
+                    packet_size(&mut rng),
+                    int(&mut rng, 1, 300),
+                    int(&mut rng, 1, 300)
+                );
             }
             "tcp" | "telnet" => {
                 let cc = pick(&mut rng, CONGESTION_CONTROLS);
-                let _ = writeln!(t, "cc = \"{cc}\"\nmax_window = {}\ndelayed_ack = {}", int(&mut rng, 1, 64), rng.chance(0.3));
+                let _ = writeln!(
+                    t,
+                    "cc = \"{cc}\"\nmax_window = {}\ndelayed_ack = {}",
+                    int(&mut rng, 1, 64),
+                    rng.chance(0.3)
+                );
                 if kind == "tcp" {
                     let _ = writeln!(t, "packet_size = {}", int(&mut rng, 100, 1500));
                     if rng.chance(0.3) {
@@ -196,7 +253,12 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                     let _ = writeln!(t, "mean_interval = \"{}ms\"", int(&mut rng, 1, 200));
                 }
                 if rng.chance(0.3) {
-                    let _ = writeln!(t, "min_rto = \"{}ms\"\ninitial_rto = \"{}ms\"", int(&mut rng, 1, 200), int(&mut rng, 1, 1000));
+                    let _ = writeln!(
+                        t,
+                        "min_rto = \"{}ms\"\ninitial_rto = \"{}ms\"",
+                        int(&mut rng, 1, 200),
+                        int(&mut rng, 1, 1000)
+                    );
                 }
             }
             _ => unreachable!(),
@@ -210,7 +272,12 @@ pub fn scenario(seed: u64) -> (String, Shape) {
         }
     }
     if rng.chance(0.3) {
-        let _ = writeln!(t, "\n[trace]\ninterval = \"{}ms\"\nflows = [\"all\"]\nlinks = [\"n0->n1\"]\nqueue_by_flow = {}", int(&mut rng, 5, 200), rng.chance(0.5));
+        let _ = writeln!(
+            t,
+            "\n[trace]\ninterval = \"{}ms\"\nflows = [\"all\"]\nlinks = [\"n0->n1\"]\nqueue_by_flow = {}",
+            int(&mut rng, 5, 200),
+            rng.chance(0.5)
+        );
     }
     (t, shape)
 }

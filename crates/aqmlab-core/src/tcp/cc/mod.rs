@@ -216,7 +216,15 @@ pub fn find(name: &str) -> Option<&'static CcInfo> {
 pub fn names() -> String {
     REGISTRY
         .iter()
-        .map(|c| if c.aliases.is_empty() { c.name.to_string() } else { format!("{} ({})", c.name, c.aliases.join(", ")) })
+        .map(
+            |c| {
+                if c.aliases.is_empty() {
+                    c.name.to_string()
+                } else {
+                    format!("{} ({})", c.name, c.aliases.join(", "))
+                }
+            },
+        )
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -235,7 +243,8 @@ mod tests {
     #[test]
     fn jk_is_tahoe_and_every_name_is_unique() {
         assert_eq!(find("jk").unwrap().name, "tahoe");
-        let mut all: Vec<&str> = REGISTRY.iter().flat_map(|c| std::iter::once(c.name).chain(c.aliases.iter().copied())).collect();
+        let mut all: Vec<&str> =
+            REGISTRY.iter().flat_map(|c| std::iter::once(c.name).chain(c.aliases.iter().copied())).collect();
         let n = all.len();
         all.sort();
         all.dedup();

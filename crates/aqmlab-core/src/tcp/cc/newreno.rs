@@ -59,7 +59,8 @@ mod tests {
 
     #[test]
     fn partial_acks_retransmit_and_stay_in_recovery_until_recover() {
-        let p = Params { initial_cwnd: 20.0, initial_ssthresh: Some(10.0), dupack_threshold: 3, rto: RtoParams::JACOBSON };
+        let p =
+            Params { initial_cwnd: 20.0, initial_ssthresh: Some(10.0), dupack_threshold: 3, rto: RtoParams::JACOBSON };
         let mut c = NewReno::new(&p, 100);
         let dup = |n| AckInfo { dupacks: n, flight: 20, snd_max: 20000, ack: 1000, ..Default::default() };
         for n in 1..3 {
@@ -77,7 +78,11 @@ mod tests {
         assert_eq!(c.cwnd(), 16.0);
         assert!(c.in_recovery());
         let r = c.on_ack(&AckInfo { ack: 7000, acked: 1, flight: 15, ..Default::default() });
-        assert_eq!(r, Reaction { retransmit: true, go_back: false, keep_timer: true }, "impatient timer: later partial ACKs keep it");
+        assert_eq!(
+            r,
+            Reaction { retransmit: true, go_back: false, keep_timer: true },
+            "impatient timer: later partial ACKs keep it"
+        );
         // Full ACK.
         assert_eq!(c.on_ack(&AckInfo { ack: 20000, acked: 13, flight: 14, ..Default::default() }), Reaction::NONE);
         assert!(!c.in_recovery());

@@ -46,8 +46,10 @@ impl Params {
     pub fn read(f: &mut Fields, fast_retransmit: bool) -> Result<Self> {
         let initial_cwnd: f64 = f.or("initial_cwnd", 1.0, "congestion window at the start, packets")?;
         f.ensure(initial_cwnd >= 1.0, "initial_cwnd", "must be at least 1 packet")?;
-        let initial_ssthresh: Option<f64> =
-            f.opt("initial_ssthresh", "slow-start threshold at the start, packets (default: none, slow start up to max_window)")?;
+        let initial_ssthresh: Option<f64> = f.opt(
+            "initial_ssthresh",
+            "slow-start threshold at the start, packets (default: none, slow start up to max_window)",
+        )?;
         if let Some(s) = initial_ssthresh {
             f.ensure(s >= 1.0, "initial_ssthresh", "must be at least 1 packet")?;
         }

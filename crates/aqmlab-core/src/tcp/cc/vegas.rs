@@ -60,7 +60,8 @@ impl Params {
         f.ensure(gamma >= 0.0, "gamma", "must not be negative")?;
         let initial_cwnd: f64 = f.or("initial_cwnd", 1.0, "congestion window at the start, packets")?;
         f.ensure(initial_cwnd >= 1.0, "initial_cwnd", "must be at least 1 packet")?;
-        let initial_ssthresh: Option<f64> = f.opt("initial_ssthresh", "slow-start threshold at the start, packets (default: none)")?;
+        let initial_ssthresh: Option<f64> =
+            f.opt("initial_ssthresh", "slow-start threshold at the start, packets (default: none)")?;
         let dupack_threshold: u32 = f.or("dupack_threshold", 3u32, "duplicate ACKs that trigger fast retransmit")?;
         f.ensure(dupack_threshold >= 1, "dupack_threshold", "must be at least 1")?;
         let rto = RtoParams::read(f, RtoParams::JACOBSON)?;
@@ -281,7 +282,15 @@ mod tests {
     use super::*;
 
     fn vegas() -> Vegas {
-        let p = Params { alpha: 1.0, beta: 3.0, gamma: 1.0, initial_cwnd: 10.0, initial_ssthresh: Some(10.0), dupack_threshold: 3, rto: RtoParams::JACOBSON };
+        let p = Params {
+            alpha: 1.0,
+            beta: 3.0,
+            gamma: 1.0,
+            initial_cwnd: 10.0,
+            initial_ssthresh: Some(10.0),
+            dupack_threshold: 3,
+            rto: RtoParams::JACOBSON,
+        };
         Vegas::new(&p, 1000)
     }
 
@@ -293,7 +302,17 @@ mod tests {
         for k in 0..n {
             let ack = (start + k + 1) * 1000;
             // Window-limited: the ACK of packet start + k releases packet start + n + k.
-            c.on_ack(&AckInfo { now: 0, ack, mss: 1000, acked: 1, flight: n as u32, in_use: n as u32 - 1, snd_nxt: (start + n + k) * 1000, rtt: Some(rtt_ms * MS), ..Default::default() });
+            c.on_ack(&AckInfo {
+                now: 0,
+                ack,
+                mss: 1000,
+                acked: 1,
+                flight: n as u32,
+                in_use: n as u32 - 1,
+                snd_nxt: (start + n + k) * 1000,
+                rtt: Some(rtt_ms * MS),
+                ..Default::default()
+            });
         }
         start + n
     }
@@ -321,13 +340,36 @@ mod tests {
     fn fine_grained_check_retransmits_on_the_first_duplicate_and_cuts_to_three_quarters() {
         let mut c = vegas();
         round(&mut c, 0, 100);
-        let dup = AckInfo { now: 1_000 * MS, ack: 10_000, dupacks: 1, flight: 10, in_use: 10, una_sent_at: Some(850 * MS), una_sends: 1, ..Default::default() };
-        assert_eq!(c.on_dup_ack(&AckInfo { una_sent_at: Some(950 * MS), ..dup }), Reaction::NONE, "sent 50 ms ago: not expired");
+        let dup = AckInfo {
+            now: 1_000 * MS,
+            ack: 10_000,
+            dupacks: 1,
+            flight: 10,
+            in_use: 10,
+            una_sent_at: Some(850 * MS),
+            una_sends: 1,
+            ..Default::default()
+        };
+        assert_eq!(
+            c.on_dup_ack(&AckInfo { una_sent_at: Some(950 * MS), ..dup }),
+            Reaction::NONE,
+            "sent 50 ms ago: not expired"
+        );
         let w = c.cwnd().floor();
         assert_eq!(c.on_dup_ack(&dup), Reaction::RETRANSMIT, "sent 150 ms ago with srtt 100 ms");
         assert_eq!(c.cwnd(), w - (w / 4.0).floor() + 1.0, "cut to 3/4, inflated by the duplicate");
         // The next new ACK deflates and, if the next segment is overdue too, resends it.
-        let r = c.on_ack(&AckInfo { now: 1_100 * MS, ack: 11_000, mss: 1000, acked: 1, flight: 10, in_use: 9, una_sent_at: Some(900 * MS), una_sends: 1, ..Default::default() });
+        let r = c.on_ack(&AckInfo {
+            now: 1_100 * MS,
+            ack: 11_000,
+            mss: 1000,
+            acked: 1,
+            flight: 10,
+            in_use: 9,
+            una_sent_at: Some(900 * MS),
+            una_sends: 1,
+            ..Default::default()
+        });
         assert_eq!(r, Reaction::RETRANSMIT);
         // Deflated to the cut window; this ACK also ends a round at the base RTT (diff 0 <
         // alpha), which adds 1/cwnd.
