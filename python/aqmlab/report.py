@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-import pandas as pd
+from collections.abc import Mapping, Sequence
 
 from aqmlab.progress import human_count
 from aqmlab.results import Results
@@ -33,40 +31,36 @@ def format_results(results: Results) -> str:
     )
 
 
-def _flow_table(flows: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "flow": [flow["name"] for flow in flows],
-            "group": [flow["group"] or "-" for flow in flows],
-            "kind": [flow["kind"] for flow in flows],
-            "path": [f"{flow['src']}->{flow['dst']}" for flow in flows],
-            "sent_pkts": [flow["sent_pkts"] for flow in flows],
-            "delivered_pkts": [flow["delivered_pkts"] for flow in flows],
-            "dropped_pkts": [flow["dropped_pkts"] for flow in flows],
-            "drops_by_reason": [_reasons(flow["drops_by_reason"]) for flow in flows],
-            "retransmits": [flow["retransmits"] for flow in flows],
-            "throughput_mbps": [_fixed(flow["throughput_bps"], 1e-6, 3) for flow in flows],
-            "mean_rtt_ms": [_fixed(flow["mean_rtt_s"], 1e3, 2) for flow in flows],
-            "mean_qdelay_ms": [_fixed(flow["mean_qdelay_s"], 1e3, 2) for flow in flows],
-        }
-    )
+def _flow_table(flows: list[dict]) -> dict[str, list[object]]:
+    return {
+        "flow": [flow["name"] for flow in flows],
+        "group": [flow["group"] or "-" for flow in flows],
+        "kind": [flow["kind"] for flow in flows],
+        "path": [f"{flow['src']}->{flow['dst']}" for flow in flows],
+        "sent_pkts": [flow["sent_pkts"] for flow in flows],
+        "delivered_pkts": [flow["delivered_pkts"] for flow in flows],
+        "dropped_pkts": [flow["dropped_pkts"] for flow in flows],
+        "drops_by_reason": [_reasons(flow["drops_by_reason"]) for flow in flows],
+        "retransmits": [flow["retransmits"] for flow in flows],
+        "throughput_mbps": [_fixed(flow["throughput_bps"], 1e-6, 3) for flow in flows],
+        "mean_rtt_ms": [_fixed(flow["mean_rtt_s"], 1e3, 2) for flow in flows],
+        "mean_qdelay_ms": [_fixed(flow["mean_qdelay_s"], 1e3, 2) for flow in flows],
+    }
 
 
-def _link_table(links: list[dict]) -> pd.DataFrame:
-    return pd.DataFrame(
-        {
-            "link": [link["name"] for link in links],
-            "path": [f"{link['from']}->{link['to']}" for link in links],
-            "discipline": [link["discipline"] for link in links],
-            "arrivals": [link["arrivals"] for link in links],
-            "departures": [link["departures"] for link in links],
-            "drops_by_reason": [_reasons(link["drops_by_reason"]) for link in links],
-            "marks": [link["marks"] for link in links],
-            "mean_queue_pkts": [_fixed(link["mean_queue_pkts"], 1, 1) for link in links],
-            "mean_qdelay_ms": [_fixed(link["mean_qdelay_s"], 1e3, 2) for link in links],
-            "utilization_pct": [_fixed(link["utilization"], 100, 1) for link in links],
-        }
-    )
+def _link_table(links: list[dict]) -> dict[str, list[object]]:
+    return {
+        "link": [link["name"] for link in links],
+        "path": [f"{link['from']}->{link['to']}" for link in links],
+        "discipline": [link["discipline"] for link in links],
+        "arrivals": [link["arrivals"] for link in links],
+        "departures": [link["departures"] for link in links],
+        "drops_by_reason": [_reasons(link["drops_by_reason"]) for link in links],
+        "marks": [link["marks"] for link in links],
+        "mean_queue_pkts": [_fixed(link["mean_queue_pkts"], 1, 1) for link in links],
+        "mean_qdelay_ms": [_fixed(link["mean_qdelay_s"], 1e3, 2) for link in links],
+        "utilization_pct": [_fixed(link["utilization"], 100, 1) for link in links],
+    }
 
 
 def _fairness_line(fairness: Mapping[str, object]) -> str:
@@ -77,8 +71,14 @@ def _fairness_line(fairness: Mapping[str, object]) -> str:
     return line
 
 
-def _to_text(table: pd.DataFrame) -> str:
-    return table.to_string(index=False) if len(table) else "  (none)"
+def _to_text(table: Mapping[str, Sequence[object]]) -> str:
+    """Columns right-aligned under their headings, two spaces apart. Plain text, not pandas: the
+    command prints a table and should not pay half a second to import pandas for it."""
+    columns = [[heading, *map(str, values)] for heading, values in table.items()]
+    if len(columns[0]) == 1:
+        return "  (none)"
+    widths = [max(map(len, column)) for column in columns]
+    return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in zip(*columns))
 
 
 def _reasons(counts: Mapping[str, int]) -> str:

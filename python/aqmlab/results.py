@@ -7,9 +7,10 @@ import os
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported when a table is first asked for, not by `import aqmlab`
+    import pandas as pd
 
 RESULTS_FORMAT = "aqmlab.results/1"
 
@@ -69,11 +70,15 @@ class Results:
 
     @cached_property
     def link_flows(self) -> pd.DataFrame:
+        import pandas as pd
+
         rows = [{"link": link["name"], **flow} for link in self.raw["links"] for flow in link.get("flows", [])]
         return _table(rows) if rows else pd.DataFrame(columns=["link", "flow"])
 
     @cached_property
     def series(self) -> dict[str, pd.DataFrame]:
+        import pandas as pd
+
         # JSON {"links": {name: columns}, "flows": {...}} -> {"link:name": DataFrame, "flow:name": ...}
         return {
             f"{kind.removesuffix('s')}:{name}": pd.DataFrame(columns)
@@ -89,6 +94,8 @@ class Results:
 
 
 def _table(records: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
     frame = pd.json_normalize(records, sep=".")
     counters = [column for column in frame.columns if column.partition(".")[0].endswith("_by_reason") and "." in column]
     if counters:
