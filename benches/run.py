@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -43,8 +44,6 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    import os
-
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
@@ -103,6 +102,39 @@ def flows_sweep(counts: list[int], repeat: int) -> list[dict]:
     ]
 
 
+def process_seconds(cmd: list[str], repeat: int) -> float:
+    """Wall time of a whole process, start to exit, best of `repeat`."""
+    # As a user runs it: bytecode caches written and used (a PYTHONDONTWRITEBYTECODE=1 shell
+    # would compile every module at every start, 40 ms more).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=HERE.parent, env=env)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def startup(repeat: int) -> list[dict]:
+    """What a user waits on beyond the event loop: the interpreter and `import aqmlab`, and a
+    whole `aqmlab run --json` process on S1 (whose simulation takes about 10 ms)."""
+    s1 = str(HERE / "scenarios" / "udp-dumbbell.toml")
+    bare = process_seconds([sys.executable, "-c", "pass"], repeat)
+    return [
+        {"what": "python -c pass (the interpreter alone)", "s": bare, "target_s": None},
+        {
+            "what": "python -c 'import aqmlab'",
+            "s": process_seconds([sys.executable, "-c", "import aqmlab"], repeat),
+            "target_s": 0.15,
+        },
+        {
+            "what": "aqmlab run S1 --json (whole process)",
+            "s": process_seconds([sys.executable, "-m", "aqmlab", "run", s1, "--json"], repeat),
+            "target_s": None,
+        },
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="scenario file stems in benches/scenarios (default: all)")
@@ -141,8 +173,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = [bench(available[n], args.repeat) for n in names]
     sweep = flows_sweep(counts, max(args.repeat, 5)) if counts else []
+    starts = startup(max(args.repeat, 5))
     if args.json:
-        print(json.dumps({"scenarios": rows, "flows_sweep": sweep}, indent=2))
+        print(json.dumps({"scenarios": rows, "flows_sweep": sweep, "startup": starts}, indent=2))
         return 0
     print(f"machine: {machine()}")
     print(f"{'scenario':<28}{'sim s':>8}{'events':>12}{'packets':>11}{'wall s':>9}{'Mevents/s':>11}{'Mpkts/s':>9}")
@@ -156,6 +189,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'flows':>8}{'packets':>11}{'ns/packet':>11}{'vs ' + str(sweep[0]['flows']):>9}")
         for r in sweep:
             print(f"{r['flows']:>8}{r['packets']:>11,}{r['ns_per_packet']:>11.1f}{r['ratio']:>8.2f}x")
+    print(f"\nStart-up (whole processes, best of {max(args.repeat, 5)})")
+    for r in starts:
+        target = (
+            f"   target < {r['target_s']:.2f} s: {'met' if r['s'] < r['target_s'] else 'NOT met'}"
+            if r["target_s"]
+            else ""
+        )
+        print(f"  {r['what']:<42}{r['s']:>7.3f} s{target}")
     return 0
 
 
