@@ -19,7 +19,7 @@ import pytest
 import aqmlab
 from aqmlab.plot import quantity, summarize, t_interval
 from aqmlab.store import RunRecord, Store, StoreError
-from aqmlab.sweep import SweepError, SweepSpec, plan, scenario_hash
+from aqmlab.sweep import SweepError, SweepSpec, build_identity, plan, scenario_hash
 from support import REPO_ROOT, run_cli
 
 # A small UDP-only dumbbell with DropTail: fast, and independent of the TCP and AQM code. The
@@ -604,3 +604,116 @@ def test_the_example_sweep_runs_and_plots_one_line_per_discipline(tmp_path: Path
     assert [(row[0], row[1], row[2]) for row in table] == [
         (discipline, rate, "5") for discipline in ("choke", "red") for rate in ("0.5Mbps", "1Mbps", "2Mbps")
     ]
+
+
+# ---- stale runs and builds
+
+
+STALE_SPEC = """\
+base = "base.toml"
+seeds = [1, 2]
+[set]
+"simulation.duration" = "5s"
+[grid]
+"flow.udp.rate" = ["0.2Mbps", "0.8Mbps"]
+"""
+
+
+def test_an_edited_base_leaves_stale_runs_out_of_plots_and_says_so(tmp_path: Path):
+    """The issue's scenario: sweep, edit the base (bottleneck delay 1 ms -> 30 ms), sweep again into
+    the same store; the plot must average the 2 current runs per point, not 4, and warn."""
+    (tmp_path / "base.toml").write_text(BASE)
+    (tmp_path / "s.toml").write_text(STALE_SPEC)
+    store = tmp_path / "s.duckdb"
+    assert run_cli("sweep", "s.toml", "--store", store, "--workers", "1", cwd=tmp_path).returncode == 0
+    old = query(store, "SELECT scenario_hash, seed FROM runs")
+    (tmp_path / "base.toml").write_text(BASE.replace('rate = "1Mbps"\ndelay = "1ms"', 'rate = "1Mbps"\ndelay = "30ms"'))
+
+    dry = run_cli("sweep", "s.toml", "--store", store, "--dry-run", cwd=tmp_path)
+    assert dry.returncode == 0, dry.stderr
+    assert "0 stored in" in dry.stdout and "4 to run" in dry.stdout
+    assert "the store also holds 4 runs of other scenarios, not part of this sweep; 4 of them are stale" in dry.stdout
+    listed = [line for line in dry.stdout.splitlines() if "2 runs  stale, sweep s" in line]
+    assert sorted(line.split()[0] for line in listed) == sorted({h[:12] for h, _ in old})
+
+    result = run_cli("sweep", "s.toml", "--store", store, "--workers", "1", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "the store also holds 4 runs of other scenarios" in result.stdout
+    assert "warning: 4 stored runs belong to scenarios that are in no sweep's current plan" in result.stdout
+    assert query(store, "SELECT count(*) FROM runs") == [(8,)]
+
+    out = tmp_path / "q.png"
+    plot = run_cli("plot", store, "--metric", "mean_qdelay_s", "--x", "flow.udp.rate", "--link", "bottleneck",
+                   "--out", out, cwd=tmp_path)  # fmt: skip
+    assert plot.returncode == 0, plot.stderr
+    assert "aqmlab: warning: 4 stored runs belong to scenarios that are in no sweep's current plan" in plot.stderr
+    header, *rows = [line.split() for line in plot.stdout.splitlines()[:-1]]
+    assert header[:4] == ["discipline", "flow.udp.rate", "n", "mean"]
+    assert [row[2] for row in rows] == ["2", "2"]  # n: the two seeds of the current scenario only
+    # Independently: the plotted means are those of the current runs alone.
+    current = {point.scenario_hash for point in plan(SweepSpec.from_file(tmp_path / "s.toml")).points}
+    with Store(store, read_only=True) as opened:
+        links = opened.table("links")
+    links = links[(links["name"] == "bottleneck") & links["scenario_hash"].isin(current)]
+    expected = links.groupby("flow.udp.rate")["mean_qdelay_s"].mean()
+    assert [float(row[3]) for row in rows] == pytest.approx(expected.loc[["0.2Mbps", "0.8Mbps"]].tolist(), rel=1e-5)
+
+    # The frame of aqmlab.sweep holds only this sweep's runs and counts the others.
+    frame = aqmlab.sweep(tmp_path / "s.toml", workers=1, store=store, table="runs", progress=False)
+    assert len(frame) == 4 and set(frame["scenario_hash"]) == current
+    assert frame.attrs["sweep"].other_in_store == 4 and frame.attrs["sweep"].stale_in_store == 4
+
+    pruned = run_cli("sweep", "s.toml", "--store", store, "--prune", cwd=tmp_path)
+    assert pruned.returncode == 0 and "pruned 4 stale runs" in pruned.stdout
+    assert set(query(store, "SELECT scenario_hash, seed FROM runs")).isdisjoint(old)
+    assert query(store, "SELECT count(*) FROM runs") == [(4,)]
+    plot = run_cli("plot", store, "--metric", "mean_qdelay_s", "--x", "flow.udp.rate", "--link", "bottleneck",
+                   "--out", out, cwd=tmp_path)  # fmt: skip
+    assert plot.returncode == 0 and plot.stderr == ""
+
+
+def test_runs_of_another_sweep_in_the_store_are_not_stale(tmp_path: Path):
+    (tmp_path / "base.toml").write_text(BASE)
+    (tmp_path / "a.toml").write_text(STALE_SPEC)
+    (tmp_path / "b.toml").write_text(STALE_SPEC.replace('["0.2Mbps", "0.8Mbps"]', '["0.4Mbps"]'))
+    store = tmp_path / "ab.duckdb"
+    for spec in ("a.toml", "b.toml"):
+        assert run_cli("sweep", spec, "--store", store, "--workers", "1", cwd=tmp_path).returncode == 0
+    result = run_cli("sweep", "a.toml", "--store", store, "--dry-run", cwd=tmp_path)
+    assert "2 runs of other scenarios, not part of this sweep; 0 of them are stale" in result.stdout
+    assert "another sweep's, sweep b" in result.stdout
+    plot = run_cli("plot", store, "--metric", "events", "--x", "flow.udp.rate", "--out", tmp_path / "e.png")
+    assert plot.returncode == 0 and plot.stderr == ""
+    assert [line.split()[0] for line in plot.stdout.splitlines()[1:-1]] == ["0.2Mbps", "0.4Mbps", "0.8Mbps"]
+
+
+def test_resuming_with_another_build_is_refused_unless_allowed(tmp_path: Path):
+    (tmp_path / "base.toml").write_text(BASE)
+    (tmp_path / "s.toml").write_text(STALE_SPEC)
+    store = tmp_path / "s.duckdb"
+    assert run_cli("sweep", "s.toml", "--store", store, "--workers", "1", cwd=tmp_path).returncode == 0
+    builds = query(store, "SELECT DISTINCT build FROM runs")
+    assert builds == [(build_identity(),)]
+    assert builds[0][0].startswith(aqmlab.__version__ + "+")
+    # Runs that another build computed (as if aqmlab had been rebuilt in between).
+    with duckdb.connect(str(store)) as con:
+        con.execute("UPDATE runs SET build = '0.0.1+000000000000' WHERE seed = 1")
+    # The same runs again: nothing to do, so nothing mixed.
+    assert run_cli("sweep", "s.toml", "--store", store, cwd=tmp_path).returncode == 0
+    (tmp_path / "s.toml").write_text(STALE_SPEC.replace("seeds = [1, 2]", "seeds = [1, 2, 3]"))
+    refused = run_cli("sweep", "s.toml", "--store", store, "--workers", "1", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert error_line(refused) == (
+        f"aqmlab: error: {store}: 2 stored runs of sweep s were computed by another build of aqmlab "
+        f"(2 by 0.0.1+000000000000; this is {builds[0][0]}), so its results would mix two builds: "
+        "sweep into a new store (--store), or allow it with --allow-mixed-builds"
+    )
+    assert query(store, "SELECT count(*) FROM runs") == [(4,)]  # nothing written
+    allowed = run_cli("sweep", "s.toml", "--store", store, "--workers", "1", "--allow-mixed-builds", cwd=tmp_path)
+    assert allowed.returncode == 0 and "this call: 2 done" in allowed.stdout
+
+
+def error_line(result: subprocess.CompletedProcess[str]) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]

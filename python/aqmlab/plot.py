@@ -9,7 +9,9 @@ of ``by`` (default: the swept discipline).
 
 Which table a metric comes from follows the filters: ``flow`` alone selects ``flows``, ``link``
 alone ``links``, both ``link_flows`` (per-flow statistics at one link), neither ``runs``
-(``events``, ``fairness.jain``, ...). Filters are globs (``tcp*``). Only finished runs count.
+(``events``, ``fairness.jain``, ...). Filters are globs (``tcp*``). Only finished runs count,
+and only those of scenarios in some sweep's current plan: runs left by an earlier version of a
+sweep or of its base scenario (stale runs) are left out, with a warning that counts them.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from aqmlab.store import Store, quote
+from aqmlab.store import Store, quote, stale_warning
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,7 +104,8 @@ def summarize(
     ``x_value`` is x's numeric position (units understood: ``0.5Mbps`` is 5e5) or NaN when x is
     categorical. ``where`` is an extra SQL condition on the table (``"link.bottleneck.queue.limit" = '60'``).
     ``frame.attrs`` holds ``table``, ``by`` (the one used, possibly chosen by default) and
-    ``warnings`` (other swept keys that vary within the selection: their runs are pooled).
+    ``warnings`` (stale runs left out; other swept keys that vary within the selection: their runs
+    are pooled).
     """
     import pandas as pd
 
@@ -126,6 +129,8 @@ def summarize(
         conditions, arguments = [], []
         if table == "runs":
             conditions.append("status = 'done'")
+        if the_store.current_hashes() is not None:
+            conditions.append("scenario_hash IN (SELECT scenario_hash FROM plans)")
         if flow:
             conditions.append(f"{'name' if table == 'flows' else 'flow'} GLOB ?")
             arguments.append(flow)
@@ -153,6 +158,9 @@ def summarize(
                 + (f" (where {where})" if where else "")
             )
         warnings = _pooled_params(the_store, table, condition, arguments, [p for p in params if p not in (x, by)])
+        stale = len(the_store.stale_runs())
+        if stale:
+            warnings.insert(0, stale_warning(stale))
     finally:
         if owned:
             the_store.close()

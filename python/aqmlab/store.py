@@ -4,7 +4,8 @@ Tables; every row of the first four carries the run's key ``(scenario_hash, seed
 
 ``runs``
     One row per run: ``status`` (``done`` or ``failed``), ``error`` (the message of a failed run),
-    ``sweep`` (the sweep that stored it), ``scenario`` (its name), ``aqmlab_version``, ``wall_s``
+    ``sweep`` (the sweep that stored it), ``scenario`` (its name), ``aqmlab_version``, ``build``
+    (the version and a hash of the core and Python package that computed it), ``wall_s``
     (seconds the worker spent on it), ``events``, ``sim_time_s``, ``measure_from_s``,
     ``finished_at`` (UTC, when it was stored), ``fairness.*``, and one VARCHAR column per override
     key ever swept (the ``--set`` VALUE text; NULL for a run that did not set that key).
@@ -13,6 +14,13 @@ Tables; every row of the first four carries the run's key ``(scenario_hash, seed
     key, its parameter columns, ``scenario``, ``aqmlab_version``, ``wall_s`` and ``events``, then
     the fields of the results JSON (nested counters as dotted columns, ``drops_by_reason.early``;
     a reason a run did not see is 0). ``row_index`` is the position in the results.
+``plans``
+    The current plan of every sweep that wrote to the store: one row per point, keyed by
+    ``(sweep, base, point)`` (``base`` is the base file's absolute path), with its
+    ``scenario_hash`` and ``params`` (JSON). A sweep replaces its own rows when it starts, so a
+    run whose scenario is in no plan belongs to an earlier version of a sweep or of its base file:
+    *stale*. Plots leave stale runs out and say how many there are; ``aqmlab sweep --prune``
+    deletes them.
 ``scenarios``
     One row per scenario hash: ``name``, ``base`` (the base file), ``overrides`` (JSON list of
     [key, value] pairs) and ``expanded`` (the core's ``Scenario.to_json()``; NULL for a point whose
@@ -64,6 +72,7 @@ CREATE TABLE IF NOT EXISTS runs (
     sweep VARCHAR,
     scenario VARCHAR,
     aqmlab_version VARCHAR,
+    build VARCHAR,
     wall_s DOUBLE,
     events BIGINT,
     sim_time_s DOUBLE,
@@ -91,6 +100,14 @@ CREATE TABLE IF NOT EXISTS scenarios (
 );
 CREATE TABLE IF NOT EXISTS param_keys (key VARCHAR PRIMARY KEY);
 """
+# Added after the first stores were written: an older store gets them when opened for writing.
+_SCHEMA_ADDITIONS = """
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS build VARCHAR;
+CREATE TABLE IF NOT EXISTS plans (
+    sweep VARCHAR NOT NULL, base VARCHAR NOT NULL, point INTEGER NOT NULL, scenario_hash VARCHAR NOT NULL,
+    params VARCHAR, PRIMARY KEY (sweep, base, point)
+);
+"""
 
 # DuckDB type -> pandas dtype used to hand values over without a lossy guess.
 _PANDAS_DTYPES = {
@@ -105,6 +122,11 @@ _PANDAS_DTYPES = {
 
 class StoreError(RuntimeError):
     """The store cannot be opened or written: in use, not a store, a column of another type."""
+
+
+class NotAStoreError(StoreError):
+    """The path is not an aqmlab store (missing, a directory, empty, corrupt, another database):
+    the user's mistake, answered with exit status 2; the file is left as it is."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +145,25 @@ class RunRecord:
     results: Mapping[str, Any] | None  # the results JSON (format aqmlab.results/1) of a done run
     base: str = ""
     expanded: str | None = None
+    build: str | None = None
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    """One point of a sweep's plan, as :meth:`Store.record_plan` and :meth:`Store.sweep_frame` take it."""
+
+    point: int  # 0-based position in the sweep
+    scenario_hash: str
+    params: Mapping[str, str]  # override key -> --set VALUE text
+
+
+def stale_warning(count: int) -> str:
+    """What plots and sweeps say about stale runs."""
+    return (
+        f"{count} stored runs belong to scenarios that are in no sweep's current plan (an earlier version "
+        "of a sweep or of its base scenario); they are left out of plots and sweep results; "
+        "aqmlab sweep SPEC --prune deletes them"
+    )
 
 
 def quote(name: str) -> str:
@@ -143,10 +184,14 @@ class Store:
         self.path = None if path is None else Path(path)
         self.read_only = read_only
         if self.path is not None:
+            if self.path.is_dir():
+                raise NotAStoreError(f"{self.path}: is a directory, not a store")
+            if self.path.exists() and not self.path.is_file():
+                raise NotAStoreError(f"{self.path}: not a regular file (a device or FIFO?), not a store")
             if read_only and not self.path.is_file():
-                raise StoreError(f"{self.path}: no such store")
+                raise NotAStoreError(f"{self.path}: no such store")
             if not read_only and not self.path.parent.is_dir():
-                raise StoreError(f"{self.path}: directory {self.path.parent} does not exist")
+                raise NotAStoreError(f"{self.path}: directory {self.path.parent} does not exist")
         try:
             self.con = duckdb.connect(":memory:" if self.path is None else str(self.path), read_only=read_only)
         except duckdb.IOException as error:
@@ -155,11 +200,16 @@ class Store:
                 raise StoreError(
                     f"{self.path}: the store is open in another process (a sweep still running?): {text}"
                 ) from None
-            raise StoreError(f"{self.path}: cannot open as a DuckDB store: {text}") from None
+            raise NotAStoreError(f"{self.path}: not an aqmlab store (DuckDB cannot read it: {text})") from None
         except duckdb.Error as error:
-            raise StoreError(f"{self.path}: cannot open as a DuckDB store: {error}") from None
+            raise NotAStoreError(f"{self.path}: not an aqmlab store (DuckDB cannot read it: {error})") from None
+        except OSError as error:
+            raise StoreError(f"{self.path}: cannot open: {error.strerror or error}") from None
         try:
             self._prepare()
+        except duckdb.Error as error:
+            self.con.close()
+            raise NotAStoreError(f"{self.display_path}: not an aqmlab store (DuckDB cannot read it: {error})") from None
         except BaseException:
             self.con.close()
             raise
@@ -169,16 +219,21 @@ class Store:
         if "meta" in tables:
             found = self.con.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
             if found is None or found[0] != STORE_FORMAT:
-                raise StoreError(f"{self.display_path}: store format {found and found[0]!r}, expected {STORE_FORMAT!r}")
+                raise NotAStoreError(
+                    f"{self.display_path}: store format {found and found[0]!r}, expected {STORE_FORMAT!r}"
+                )
         elif tables:
-            raise StoreError(f"{self.display_path}: a DuckDB database, but not an aqmlab store")
+            raise NotAStoreError(f"{self.display_path}: a DuckDB database, but not an aqmlab store")
         elif not self.read_only:
             self.con.execute("BEGIN")
             self.con.execute(_SCHEMA)
             self.con.execute("INSERT INTO meta VALUES ('format', ?)", [STORE_FORMAT])
             self.con.execute("COMMIT")
         else:
-            raise StoreError(f"{self.display_path}: an empty database, not an aqmlab store")
+            raise NotAStoreError(f"{self.display_path}: an empty database, not an aqmlab store")
+        if not self.read_only:
+            self.con.execute(_SCHEMA_ADDITIONS)
+        self._has_plans = "plans" in tables or not self.read_only
         self._load_columns()
         self._known_scenarios = {row[0] for row in self.con.execute("SELECT scenario_hash FROM scenarios").fetchall()}
         self._known_params = set(self.param_keys())
@@ -218,6 +273,66 @@ class Store:
         query = "SELECT scenario_hash, seed FROM runs" + (" WHERE status = ?" if status else "")
         found = {(row[0], int(row[1])) for row in self.con.execute(query, [status] if status else []).fetchall()}
         return found if among is None else found & set(among)
+
+    def current_hashes(self, replacing: tuple[str, str] | None = None, by: Iterable[str] = ()) -> set[str] | None:
+        """The scenario hashes of every sweep's current plan; None for a store that records no plan.
+
+        ``replacing=(sweep, base)`` with ``by``: as if that sweep's plan were ``by`` (a sweep about
+        to run, in a dry run).
+        """
+        if not self._has_plans:
+            return None
+        query, arguments = "SELECT DISTINCT scenario_hash FROM plans", []
+        if replacing is not None:
+            query += " WHERE NOT (sweep = ? AND base = ?)"
+            arguments = list(replacing)
+        found = {row[0] for row in self.con.execute(query, arguments).fetchall()} | set(by)
+        if not found and replacing is None:
+            return None
+        return found
+
+    def runs_outside(self, hashes: Iterable[str]) -> pd.DataFrame:
+        """Stored runs whose scenario is not among ``hashes``: their key, sweep, scenario name,
+        status, build and overrides (JSON), ordered by sweep, scenario and seed."""
+        build = "r.build" if "build" in self._columns["runs"] else "NULL AS build"
+        return self._with_hashes(
+            hashes,
+            f"SELECT r.scenario_hash, r.seed, r.sweep, r.scenario, r.status, {build}, s.overrides "
+            "FROM runs r LEFT JOIN scenarios s USING (scenario_hash) "
+            "WHERE r.scenario_hash NOT IN (SELECT scenario_hash FROM _aqmlab_hashes) "
+            "ORDER BY r.sweep, r.scenario_hash, r.seed",
+        )
+
+    def stale_runs(self) -> pd.DataFrame:
+        """Runs whose scenario is in no sweep's current plan (empty for a store that records no plan)."""
+        current = self.current_hashes()
+        if current is None:
+            return self.runs_outside(self.keys_hashes())
+        return self.runs_outside(current)
+
+    def keys_hashes(self) -> set[str]:
+        return {row[0] for row in self.con.execute("SELECT DISTINCT scenario_hash FROM runs").fetchall()}
+
+    def builds(self, among: Iterable[tuple[str, int]]) -> dict[str | None, int]:
+        """How many of the runs ``among`` (those stored) each build computed (None: not recorded)."""
+        wanted = set(among)
+        if not wanted:
+            return {}
+        build = "build" if "build" in self._columns["runs"] else "NULL"
+        counts: dict[str | None, int] = {}
+        for hash_, seed, found in self.con.execute(f"SELECT scenario_hash, seed, {build} FROM runs").fetchall():
+            if (hash_, int(seed)) in wanted:
+                counts[found] = counts.get(found, 0) + 1
+        return counts
+
+    def _with_hashes(self, hashes: Iterable[str], query: str) -> pd.DataFrame:
+        import pandas as pd
+
+        self.con.register("_aqmlab_hashes", pd.DataFrame({"scenario_hash": sorted(set(hashes))}, dtype=object))
+        try:
+            return self.con.execute(query).df()
+        finally:
+            self.con.unregister("_aqmlab_hashes")
 
     def table(self, name: str) -> pd.DataFrame:
         """A whole table, ordered by run key and position."""
@@ -335,6 +450,29 @@ class Store:
             raise
         return True
 
+    def record_plan(self, sweep: str, base: str, rows: Sequence[PlanRow]) -> None:
+        """Make ``rows`` the current plan of the sweep ``(sweep, base)``, replacing its previous one."""
+        if self.read_only:
+            raise StoreError(f"{self.display_path}: opened read-only")
+        with _sigint_deferred():
+            self.con.execute("BEGIN TRANSACTION")
+            try:
+                self.con.execute("DELETE FROM plans WHERE sweep = ? AND base = ?", [sweep, base])
+                self.con.executemany(
+                    "INSERT INTO plans VALUES (?, ?, ?, ?, ?)",
+                    [[sweep, base, row.point, row.scenario_hash, json.dumps(dict(row.params))] for row in rows],
+                )
+                self.con.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+
+    def prune(self) -> int:
+        """Delete the stale runs (those of scenarios in no sweep's current plan); returns how many."""
+        stale = self.stale_runs()
+        keys = [(row.scenario_hash, int(row.seed)) for row in stale.itertuples()]
+        return self.delete_runs(keys)
+
     def delete_runs(self, keys: Iterable[tuple[str, int]]) -> int:
         """Remove runs (and their rows in every table) in one transaction; returns how many."""
         keys = list(keys)
@@ -418,6 +556,7 @@ def _rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
         "sweep": record.sweep,
         "scenario": record.scenario,
         "aqmlab_version": record.aqmlab_version,
+        "build": record.build,
         "wall_s": record.wall_s,
         "events": results.get("events"),
         "sim_time_s": results.get("sim_time_s"),

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
@@ -72,7 +73,7 @@ from aqmlab.scenario import override_pairs, read_scenario_text
 if TYPE_CHECKING:
     import pandas as pd
 
-    from aqmlab.store import Store
+    from aqmlab.store import PlanRow, Store
 
 PathLike = Union[str, os.PathLike[str]]
 Scalar = Union[str, int, float, bool]
@@ -140,8 +141,8 @@ class SweepSpec:
             raise SweepError(f"{where}: point: expected a list of tables ([[point]] entries)")
         points = tuple(_check_table(point, f"{where}: point[{i + 1}]") for i, point in enumerate(self.points))
         object.__setattr__(self, "points", points)
-        if self.name is not None and (not isinstance(self.name, str) or not self.name.strip()):
-            raise SweepError(f"{where}: name: expected a non-empty string")
+        if self.name is not None:
+            _check_name(self.name, where)
 
         # A key set in two places would be ambiguous; one of the sections would silently lose.
         seen: dict[str, str] = {}
@@ -222,6 +223,35 @@ class SweepSpec:
         combos = [dict(zip(self.grid, values)) for values in itertools.product(*self.grid.values())]
         points = self.points or ({},)
         return [{**self.overrides, **point, **combo} for point in points for combo in combos]
+
+
+MAX_NAME_LENGTH = 100
+
+
+def _check_name(name: object, where: str) -> None:
+    """A sweep's name names its default store, results/NAME.duckdb: it must stay one file name there."""
+    if not isinstance(name, str) or not name.strip():
+        raise SweepError(f"{where}: name: expected a non-empty string")
+    bad = next((ch for ch in name if ch in "/\\" or ord(ch) < 32 or ord(ch) == 127), None)
+    if bad is not None or name in (".", "..") or name != name.strip() or len(name) > MAX_NAME_LENGTH:
+        what = (
+            f"contains {bad!r}"
+            if bad is not None
+            else f"is longer than {MAX_NAME_LENGTH} characters"
+            if len(name) > MAX_NAME_LENGTH
+            else "is not a file name"
+        )
+        raise SweepError(
+            f"{where}: name: {escaped(name)} {what}; the name becomes the file results/NAME.duckdb, so it must be "
+            f"a plain file name of at most {MAX_NAME_LENGTH} characters, without / \\ or control characters "
+            '(name = "choke-vs-red")'
+        )
+
+
+def escaped(text: str, limit: int = 60) -> str:
+    """``text`` quoted for a one-line message: control characters escaped, cut to ``limit`` characters."""
+    shown = repr(text[:limit])
+    return shown + (f"... ({len(text)} characters)" if len(text) > limit else "")
 
 
 def _with_line(message: str, source: str, text: str) -> str:
@@ -369,10 +399,20 @@ class Plan:
     base_text: str
     points: tuple[Point, ...]
     seeds: tuple[int, ...]
+    base_id: str = "<dict>"  # the base file's absolute path: with the name, what the store keys the plan by
 
     @property
     def param_keys(self) -> list[str]:
         return list(dict.fromkeys(key for point in self.points for key in point.params))
+
+    @property
+    def hashes(self) -> set[str]:
+        return {point.scenario_hash for point in self.points}
+
+    def plan_rows(self) -> list[PlanRow]:
+        from aqmlab.store import PlanRow
+
+        return [PlanRow(point.index, point.scenario_hash, point.params) for point in self.points]
 
     def runs(self) -> list[tuple[Point, int]]:
         """Every (point, seed), seed by seed; a scenario reached by two points runs once."""
@@ -428,7 +468,8 @@ def plan(spec: SweepSpec) -> Plan:
         field = f"{section}: {found.group(1)}" if section and found else "point"
         message = f"{spec.source}: {field}: no point of the sweep is a valid scenario, so nothing would run; the first: {first}"
         raise SweepError(_located(spec, message))
-    return Plan(spec.name or base.name, base_path, base_text, tuple(points), tuple(seeds))
+    base_id = "<dict>" if isinstance(spec.base, Mapping) else os.path.abspath(os.fspath(spec.base))
+    return Plan(spec.name or base.name, base_path, base_text, tuple(points), tuple(seeds), base_id)
 
 
 def _is_file(source: str) -> bool:
@@ -488,16 +529,18 @@ class RunOutcome:
     error: str | None
     wall_s: float  # time spent parsing and running, on the worker
     aqmlab_version: str
+    build: str | None = None  # build_identity() of the process that ran it
 
 
 def execute_run(task: RunTask) -> RunOutcome:
     """Run one (scenario, seed); a run that cannot finish comes back as a failed outcome, not an exception."""
     started = time.perf_counter()
     version = _core.version()
+    build = build_identity()
 
     def failed(message: str) -> RunOutcome:
         wall_s = time.perf_counter() - started
-        return RunOutcome(task.scenario_hash, task.seed, "failed", None, message, wall_s, version)
+        return RunOutcome(task.scenario_hash, task.seed, "failed", None, message, wall_s, version, build)
 
     try:
         scenario = _core.parse_scenario(task.base_text, task.base_path, list(task.overrides))
@@ -514,11 +557,31 @@ def execute_run(task: RunTask) -> RunOutcome:
         return failed(f"SimulationError: {error}")
     except Exception as error:  # a bug, not the user's; keep the sweep going and say what it was
         return failed(f"{type(error).__name__}: {error}")
-    return RunOutcome(task.scenario_hash, task.seed, "done", results_json, None, time.perf_counter() - started, version)
+    return RunOutcome(
+        task.scenario_hash, task.seed, "done", results_json, None, time.perf_counter() - started, version, build
+    )
 
 
 def _worker_version() -> str:
-    return _core.version()
+    return build_identity()
+
+
+@functools.cache
+def build_identity() -> str:
+    """'VERSION+HASH': the version and a SHA-256 (first 12 hex digits) of the compiled core and of
+    every Python source of the package, so that two builds of one version are told apart."""
+    digest = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    files = [Path(_core.__file__).resolve(), *sorted(package.rglob("*.py"))]
+    for path in files:
+        name = path.name if path.suffix != ".py" else path.relative_to(package).as_posix()
+        digest.update(name.encode() + b"\0")
+        try:
+            digest.update(path.read_bytes())
+        except OSError:  # unreadable: the name alone still counts
+            pass
+        digest.update(b"\0")
+    return f"{_core.version()}+{digest.hexdigest()[:12]}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -678,14 +741,13 @@ class _Dask:
             raise
 
     def _check_versions(self) -> None:
-        mine = _core.version()
+        mine = build_identity()
         theirs = self.client.run(_worker_version)
         wrong = {worker: version for worker, version in theirs.items() if version != mine}
         if wrong:
             worker, version = next(iter(wrong.items()))
             raise SweepAborted(
-                f"Dask worker {worker} has aqmlab {version}, this process has {mine}; "
-                "install the same version everywhere"
+                f"Dask worker {worker} has aqmlab {version}, this process has {mine}; install the same build everywhere"
             )
 
     def _window(self) -> int:
@@ -725,6 +787,7 @@ class _Dask:
                     f"KilledWorker: Dask workers died running it ({error})",
                     0.0,
                     _core.version(),
+                    build_identity(),
                 )
             except Exception as error:
                 raise SweepAborted(f"the Dask cluster failed: {type(error).__name__}: {error}") from None
@@ -811,6 +874,9 @@ class SweepReport:
     failures: list[tuple[Point, int, str]] = field(default_factory=list)  # (point, seed, error), this call
     varying_keys: tuple[str, ...] = ()  # keys whose value differs between points (shown in failures)
     interrupted: bool = False
+    other_in_store: int = 0  # stored runs of scenarios not in this sweep (other sweeps, stale runs)
+    stale_in_store: int = 0  # of those, runs of scenarios in no sweep's current plan
+    pruned: int = 0  # stale runs deleted by this call (prune=True)
 
     @property
     def remaining(self) -> int:
@@ -856,7 +922,34 @@ class SweepReport:
                 f"  {self.failed_in_store - self.failed} runs of this sweep failed in an earlier call "
                 "(see the runs table; --retry-failed runs them again)"
             )
+        if self.pruned:
+            lines.append(f"  pruned {self.pruned} stale runs (of scenarios no sweep in the store runs any more)")
+        if self.other_in_store:
+            lines.append(f"  the store also holds {self.other_in_store} runs of other scenarios, not in these results")
+        if self.stale_in_store:
+            from aqmlab.store import stale_warning
+
+            lines.append(f"  warning: {stale_warning(self.stale_in_store)}")
         return "\n".join(lines)
+
+
+class MixedBuildsError(SweepError):
+    """Resuming would put runs of two builds of aqmlab into one sweep's results."""
+
+
+def _check_builds(store: Store, stored: set[tuple[str, int]], name: str) -> None:
+    """MixedBuildsError if runs of this sweep in the store were computed by another build than this one."""
+    mine = build_identity()
+    others = {build: count for build, count in store.builds(stored).items() if build != mine}
+    if not others:
+        return
+    count = sum(others.values())
+    shown = ", ".join(f"{count} by {build or 'a build that was not recorded'}" for build, count in others.items())
+    raise MixedBuildsError(
+        f"{store.display_path}: {count} stored runs of sweep {name} were computed by another build of aqmlab "
+        f"({shown}; this is {mine}), so its results would mix two builds: sweep into a new store "
+        "(--store), or allow it with --allow-mixed-builds"
+    )
 
 
 def _params_text(params: Mapping[str, str]) -> str:
@@ -881,6 +974,8 @@ class SweepRun:
         progress: bool | None = None,
         verbose: bool = False,
         retry_failed: bool = False,
+        allow_mixed_builds: bool = False,
+        prune: bool = False,
         stream: TextIO | None = None,
     ):
         check_executor(workers, dask)
@@ -892,10 +987,17 @@ class SweepRun:
         runs = self.plan.runs()
         self.keys = [(point.scenario_hash, seed) for point, seed in runs]
         self.retry_failed = retry_failed
-        if retry_failed:
-            store.delete_runs(store.keys(self.keys, status="failed"))
         stored = store.keys(self.keys)
         self.todo = [(point, seed) for point, seed in runs if (point.scenario_hash, seed) not in stored]
+        retried = store.keys(self.keys, status="failed") if retry_failed else set()
+        if (self.todo or retried) and not allow_mixed_builds:
+            _check_builds(store, stored - retried, self.plan.name)
+        # This sweep's plan becomes the current one: the runs of its earlier versions are now stale.
+        store.record_plan(self.plan.name, self.plan.base_id, self.plan.plan_rows())
+        pruned = store.prune() if prune else 0
+        if retried:
+            store.delete_runs(retried)
+            self.todo = [(point, seed) for point, seed in runs if (point.scenario_hash, seed) not in stored - retried]
         self.report = SweepReport(
             name=self.plan.name,
             store=store.display_path,
@@ -908,6 +1010,9 @@ class SweepRun:
             total=len(runs),
             already_stored=len(runs) - len(self.todo),
             failed_in_store=len(store.keys(self.keys, status="failed")),
+            other_in_store=len(store.runs_outside(self.plan.hashes)),
+            stale_in_store=len(store.stale_runs()),
+            pruned=pruned,
         )
         self._meter = _Meter(self.report, len(self.todo), self.stream, progress, verbose)
         self._point_of = {(point.scenario_hash, seed): point for point, seed in self.todo}
@@ -937,6 +1042,7 @@ class SweepRun:
                             f"ScenarioError: {point.error}",
                             0.0,
                             _core.version(),
+                            build_identity(),
                         ),
                         started,
                     )
@@ -973,6 +1079,7 @@ class SweepRun:
             results=results,
             base=self.plan.base_path,
             expanded=point.expanded,
+            build=outcome.build,
         )
         if self.store.record(record):
             if outcome.status == "done":
@@ -1077,6 +1184,8 @@ def sweep(
     table: str = "flows",
     progress: bool | None = None,
     retry_failed: bool = False,
+    allow_mixed_builds: bool = False,
+    prune: bool = False,
 ) -> pd.DataFrame:
     """Run a sweep and return one of its tables as a DataFrame.
 
@@ -1093,7 +1202,12 @@ def sweep(
     ``"runs"``), for this sweep's runs only, in sweep order: ``point`` (0-based), one column per
     override key of this sweep, ``seed``, ``scenario_hash``, ``status``, ``error``, then the run's
     metadata and results. Failed runs have one row with ``status == "failed"`` and no results.
-    ``frame.attrs["sweep"]`` is the :class:`SweepReport`.
+    ``frame.attrs["sweep"]`` is the :class:`SweepReport`; its ``other_in_store`` counts the stored
+    runs of other scenarios (never in the frame) and ``stale_in_store`` those of no current sweep.
+
+    Resuming into a store whose runs of this sweep another build of aqmlab computed raises
+    :class:`MixedBuildsError` unless ``allow_mixed_builds``. ``prune`` deletes the stale runs
+    (of scenarios no sweep in the store runs any more: earlier versions of a sweep or its base).
     """
     from aqmlab.store import Store
 
@@ -1102,7 +1216,16 @@ def sweep(
     check_executor(workers, dask)
     the_plan = plan(load_spec(spec))  # a bad base scenario or description fails before the store is made
     with Store(store) as the_store:
-        run = SweepRun(the_plan, the_store, workers=workers, dask=dask, progress=progress, retry_failed=retry_failed)
+        run = SweepRun(
+            the_plan,
+            the_store,
+            workers=workers,
+            dask=dask,
+            progress=progress,
+            retry_failed=retry_failed,
+            allow_mixed_builds=allow_mixed_builds,
+            prune=prune,
+        )
         report = run.run()
         frame = the_store.sweep_frame(table, run.plan)
     frame.attrs["sweep"] = report

@@ -44,20 +44,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from aqmlab.plot import PlotError, draw, summarize
-    from aqmlab.store import StoreError
+    from aqmlab.store import NotAStoreError, StoreError
 
     if args.out.suffix.lower() not in FORMATS:
         raise UsageError(f"--out {args.out}: expected a file name ending in {', '.join(FORMATS)}")
     if not args.out.parent.is_dir():
         raise UsageError(f"--out {args.out}: directory {args.out.parent} does not exist")
-    if not args.store.is_file():
-        raise UsageError(f"{args.store}: no such store")
     try:
         summary = summarize(
             args.store, args.metric, args.x, by=args.by, flow=args.flow, link=args.link, where=args.where,
             agg=args.agg, level=args.level,
         )  # fmt: skip
-    except PlotError as error:
+    except (PlotError, NotAStoreError) as error:
         raise UsageError(str(error)) from None
     except StoreError as error:
         raise CommandError(str(error)) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -16,6 +17,12 @@ in a DuckDB database (default: results/NAME.duckdb). Running the same sweep agai
 already stored, so an interrupted sweep resumes where it stopped. A run that fails (a bad
 override, a simulation that cannot finish) is stored as failed with its message and the sweep
 goes on; the exit status is then 1.
+
+Runs are keyed by their expanded scenario: after an edit of the sweep or of its base scenario,
+the runs of the old scenarios stay in the store but are *stale*: plots and results leave them out
+and say how many there are; --dry-run lists them and --prune deletes them. Each run records the
+build of aqmlab that computed it; resuming with another build is refused unless
+--allow-mixed-builds.
 """
 
 
@@ -42,13 +49,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="override a value in every run, as (and instead of) the sweep's [set] table (repeatable)",
     )
     parser.add_argument("--retry-failed", action="store_true", help="run the runs stored as failed again")
+    parser.add_argument(
+        "--prune",
+        action="store_true",
+        help="delete the stale runs: those of scenarios no sweep in the store runs any more (an edited base or grid)",
+    )
+    parser.add_argument(
+        "--allow-mixed-builds",
+        action="store_true",
+        help="resume even though stored runs of this sweep were computed by another build of aqmlab",
+    )
     parser.add_argument("--dry-run", action="store_true", help="list the points and what the store holds; run nothing")
     parser.add_argument("-v", "--verbose", action="store_true", help="a line on stderr for every finished run")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar or progress lines")
 
 
 def handle(args: argparse.Namespace) -> int:
-    from aqmlab.store import Store, StoreError
+    from aqmlab.store import NotAStoreError, Store, StoreError
     from aqmlab.sweep import SweepAborted, SweepError, SweepRun, SweepSpec, check_executor, plan
 
     try:
@@ -63,7 +80,7 @@ def handle(args: argparse.Namespace) -> int:
     if store_path is None:
         store_path = Path("results") / f"{spec.name}.duckdb"
     elif store_path.is_dir():
-        raise UsageError(f"--store {store_path}: is a directory")
+        raise UsageError(f"{store_path}: is a directory, not a store")
     elif not store_path.parent.is_dir():
         raise UsageError(f"--store {store_path}: directory {store_path.parent} does not exist")
 
@@ -72,9 +89,17 @@ def handle(args: argparse.Namespace) -> int:
         return _dry_run(the_plan, store_path)
 
     if args.store is None:
-        store_path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            store_path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UsageError(
+                f"cannot create the default store directory {store_path.parent}: {error.strerror or error}; "
+                "give --store PATH in a writable directory"
+            ) from None
     try:
         store = Store(store_path)
+    except NotAStoreError as error:
+        raise UsageError(str(error)) from None
     except StoreError as error:
         raise CommandError(str(error)) from None
     with store:
@@ -87,6 +112,8 @@ def handle(args: argparse.Namespace) -> int:
                 progress=False if args.no_progress else None,
                 verbose=args.verbose,
                 retry_failed=args.retry_failed,
+                allow_mixed_builds=args.allow_mixed_builds,
+                prune=args.prune,
             )
         except SweepError as error:
             raise UsageError(str(error)) from None
@@ -106,16 +133,28 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def _dry_run(the_plan, store_path: Path) -> int:
-    from aqmlab.store import Store
+    import pandas as pd
+
+    from aqmlab.store import NotAStoreError, Store, StoreError
 
     runs = the_plan.runs()
     keys = [(point.scenario_hash, seed) for point, seed in runs]
     stored: set = set()
     failed: set = set()
-    if store_path.is_file():
-        with Store(store_path, read_only=True) as store:
-            stored = store.keys(keys)
-            failed = store.keys(keys, status="failed")
+    others = pd.DataFrame()
+    current: set[str] = set()
+    if store_path.exists() or store_path.is_symlink():
+        try:
+            with Store(store_path, read_only=True) as store:
+                stored = store.keys(keys)
+                failed = store.keys(keys, status="failed")
+                others = store.runs_outside(the_plan.hashes)
+                # After this sweep runs, its plan replaces the one the store holds for it.
+                current = store.current_hashes((the_plan.name, the_plan.base_id), the_plan.hashes) or set()
+        except NotAStoreError as error:
+            raise UsageError(str(error)) from None
+        except StoreError as error:
+            raise CommandError(str(error)) from None
     print(
         f"sweep {the_plan.name}: base {the_plan.base_path}, {len(the_plan.points)} points x "
         f"{len(the_plan.seeds)} seeds = {len(runs)} runs; {len(stored)} stored in {store_path} "
@@ -128,6 +167,24 @@ def _dry_run(the_plan, store_path: Path) -> int:
         if point.error:
             line += f"\n        invalid: {point.error}"
         print(line)
+    if len(others):
+        stale = others[~others["scenario_hash"].isin(current)]
+        print(
+            f"the store also holds {len(others)} runs of other scenarios, not part of this sweep; "
+            f"{len(stale)} of them are stale (in no sweep's plan once this one runs: plots leave them out, "
+            "--prune deletes them):"
+        )
+        for hash_, group in others.groupby("scenario_hash", sort=False):
+            what = "stale" if hash_ not in current else "another sweep's"
+            overrides = group["overrides"].iloc[0]
+            try:
+                params = ", ".join(f"{key}={value}" for key, value in json.loads(overrides)) or "(base scenario)"
+            except (TypeError, ValueError):
+                params = "(overrides not recorded)"
+            print(
+                f"  {hash_[:12]}  {len(group)} runs  {what}, sweep {group['sweep'].iloc[0]}, "
+                f"scenario {group['scenario'].iloc[0]}  {params}"
+            )
     return 0
 
 
