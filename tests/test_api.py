@@ -60,8 +60,13 @@ def test_override_values_are_spelled_as_on_the_command_line():
         ("c", "0.5"),
         ("d", "10ms"),
     ]
-    with pytest.raises(TypeError):
-        override_pairs({"a": [1, 2]})
+    # A list is an array and a dict an inline table (tests/test_overrides.py checks them in full).
+    assert override_pairs({"a": [1, 2], "q": {"discipline": "red"}}) == [
+        ("a", "[1, 2]"),
+        ("q", '{ discipline = "red" }'),
+    ]
+    with pytest.raises(TypeError, match="override values must be"):
+        override_pairs({"a": {1, 2}})
 
 
 def test_run_is_deterministic_for_a_seed():

@@ -24,6 +24,9 @@ class Scenario:
     def warmup_s(self) -> float: ...
     @property
     def seed(self) -> int: ...
+    @property
+    def notes(self) -> list[str]:
+        """What the overrides did besides setting values (a discipline switched to its defaults)."""
     def to_json(self) -> str:
         """The expanded, validated scenario (stable: used for hashing)."""
 

@@ -7,6 +7,7 @@ clear errors and turns Python-side overrides into the ``--set KEY=VALUE`` pairs 
 from __future__ import annotations
 
 import codecs
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -18,7 +19,8 @@ import tomli_w
 from aqmlab import _core
 from aqmlab._core import Scenario, ScenarioError
 
-# {"simulation.seed": 3} or [("simulation.seed", "3")]: values mean what VALUE means in `--set KEY=VALUE`.
+# {"simulation.seed": 3} or [("simulation.seed", "3")]: values mean what VALUE means in `--set KEY=VALUE`;
+# a dict is a table ({"link.b1.queue": {"discipline": "droptail", "limit": 200}}), a list an array.
 Overrides = Union[Mapping[str, object], Iterable[tuple[str, object]]]
 PathLike = Union[str, os.PathLike[str]]
 
@@ -80,13 +82,37 @@ def override_pairs(overrides: Overrides | None) -> list[tuple[str, str]]:
 
 
 def _value_text(value: object) -> str:
+    """VALUE text of ``--set KEY=VALUE``: a string as it is, anything else as a TOML value (a dict is an
+    inline table, a list an array), so ``{"link.b1.queue": {"discipline": "droptail", "limit": 200}}`` works."""
     if isinstance(value, str):
         return value
+    return _toml_value(value)
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_value(value: object) -> str:
     if isinstance(value, bool):  # before int: bool is an int subclass, and TOML spells it lowercase
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return repr(value)
-    raise TypeError(f"override values must be str, int, float or bool, not {type(value).__name__}")
+    if isinstance(value, str):
+        # A TOML basic string: JSON's escapes are all valid TOML escapes.
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        items = []
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"override table keys must be strings, not {type(key).__name__} ({key!r})")
+            shown = key if _BARE_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
+            items.append(f"{shown} = {_toml_value(item)}")
+        return "{ " + ", ".join(items) + " }" if items else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(item) for item in value) + "]"
+    raise TypeError(
+        f"override values must be str, int, float, bool, dict (a TOML table) or list, not {type(value).__name__}"
+    )
 
 
 def builtin_scenario_dir() -> Path | None:

@@ -339,8 +339,15 @@ def _check_table(table: object, where: str, lists: bool = False) -> dict[str, An
             if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence) or not value:
                 raise SweepError(f"{where}: {key}: expected a non-empty list of values")
         for item in values:
-            if not isinstance(item, (str, int, float, bool)):
-                raise SweepError(f"{where}: {key}: {item!r} is not a string, number or boolean")
+            if not isinstance(item, (str, int, float, bool, Mapping, list, tuple)):
+                raise SweepError(
+                    f"{where}: {key}: {item!r} is not a string, number, boolean, inline table or array "
+                    '(for a table write it inline, as "link.b1.queue" = { discipline = "droptail", limit = 200 })'
+                )
+            try:
+                override_pairs([(key, item)])
+            except TypeError as error:
+                raise SweepError(f"{where}: {key}: {error}") from None
         if lists:
             texts = [override_pairs([(key, item)])[0][1] for item in values]
             repeated = next((text for text in texts if texts.count(text) > 1), None)

@@ -304,8 +304,11 @@ pub trait FromNode: Sized {
     fn show(&self) -> String;
 }
 
-fn expect<'a>(val: &'a Val, what: &str) -> String {
-    format!("expected {what}, got {} {}", val.type_name(), val.show())
+fn expect(val: &Val, what: &str) -> String {
+    match val {
+        Val::Array(_) | Val::Table(_) => format!("expected {what}, got {}", val.type_name()),
+        _ => format!("expected {what}, got {} {}", val.type_name(), val.show()),
+    }
 }
 
 impl FromNode for f64 {
@@ -595,7 +598,8 @@ impl<'a> Fields<'a> {
         let doc = format!("{doc} (one of: {})", allowed.join(", "));
         let value: String = self.or(key, default.to_string(), &doc)?;
         if !allowed.contains(&value.as_str()) {
-            return Err(self.error(key, format!("'{value}' is not allowed (one of: {})", allowed.join(", "))));
+            let hint = crate::suggest::did_you_mean(&value, allowed.iter().copied());
+            return Err(self.error(key, format!("'{value}' is not allowed{hint} (one of: {})", allowed.join(", "))));
         }
         Ok(value)
     }
@@ -617,10 +621,11 @@ impl<'a> Fields<'a> {
                 let mut known: Vec<&str> = self.used.iter().map(String::as_str).collect();
                 known.sort();
                 known.dedup();
+                let hint = crate::suggest::did_you_mean(key, known.iter().copied());
                 return Err(self.src.error(
                     &node.at,
                     &self.field(key),
-                    format!("unknown key (allowed here: {})", known.join(", ")),
+                    format!("unknown key{hint} (allowed here: {})", known.join(", ")),
                 ));
             }
         }

@@ -24,6 +24,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sched;
 pub mod sim;
+pub mod suggest;
 pub mod tcp;
 pub mod units;
 

@@ -92,6 +92,10 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
     pub trace: TraceSpec,
+    /// What the overrides did besides setting a value (a discipline switched to its defaults),
+    /// for the user to read; not part of the scenario's identity.
+    #[serde(skip)]
+    pub notes: Vec<String>,
 }
 
 const TOP_KEYS: &[&str] = &["simulation", "link", "flow", "trace"];
@@ -123,10 +127,13 @@ impl Scenario {
                 "the file is empty (a scenario needs [simulation], [[link]] and [[flow]])",
             ));
         }
+        let mut notes = Vec::new();
         for (key, value) in overrides {
-            apply_override(&mut root, key, value, &src)?;
+            apply_override(&mut root, key, value, &src, &mut notes)?;
         }
-        Builder::new(&src).build(&root)
+        let mut scenario = Builder::new(&src).build(&root)?;
+        scenario.notes = notes;
+        Ok(scenario)
     }
 
     /// Link direction by name (`bottleneck`, `r1->r2`).
@@ -148,7 +155,7 @@ impl Scenario {
 // ---------------------------------------------------------------------------------------------
 // Overrides
 
-fn apply_override(root: &mut Table, key: &str, value: &str, src: &Source) -> Result<()> {
+fn apply_override(root: &mut Table, key: &str, value: &str, src: &Source, notes: &mut Vec<String>) -> Result<()> {
     let at = Origin::Set(key.to_string());
     let fail = |m: String| Err(src.error(&at, "", m));
     let parts: Vec<&str> = key.split('.').collect();
@@ -156,7 +163,9 @@ fn apply_override(root: &mut Table, key: &str, value: &str, src: &Source) -> Res
         return fail("expected KEY=VALUE with a dotted key such as simulation.duration or link.bottleneck.rate".into());
     }
     let node = parse_override_value(key, value);
-    let (table, rest): (&mut Table, &[&str]) = match parts[0] {
+    // The tables the key reaches, with the label of each for messages: one section, or every
+    // [[link]] / [[flow]] entry the second part names (a glob such as `*` or `tcp*` may name many).
+    let targets: Vec<(String, &mut Table, &[&str])> = match parts[0] {
         "link" | "flow" => {
             let section = parts[0];
             let wanted = parts[1];
@@ -164,16 +173,53 @@ fn apply_override(root: &mut Table, key: &str, value: &str, src: &Source) -> Res
                 return fail(format!("the scenario has no [[{section}]] entries"));
             };
             let names: Vec<String> = items.iter().filter_map(|n| entry_label(n, section)).collect();
-            let found = items
+            let found: Vec<(String, &mut Table, &[&str])> = items
                 .iter_mut()
-                .find(|n| entry_label(n, section).is_some_and(|l| l == wanted) || matches_between(n, wanted));
-            match found {
-                Some(Node { val: Val::Table(t), .. }) => (t, &parts[2..]),
-                _ => return fail(format!("no {section} named '{wanted}' (known: {})", names.join(", "))),
+                .filter(|n| {
+                    entry_label(n, section).is_some_and(|l| glob_match(wanted, &l)) || matches_between(n, wanted)
+                })
+                .filter_map(|n| {
+                    let label = entry_label(n, section).unwrap_or_default();
+                    match &mut n.val {
+                        Val::Table(t) => Some((format!("{section}[{label}]"), t, &parts[2..])),
+                        _ => None,
+                    }
+                })
+                .collect();
+            if found.is_empty() {
+                let hint = crate::suggest::did_you_mean(wanted, names.iter().map(String::as_str));
+                return fail(format!(
+                    "no {section} named '{wanted}'{hint} (known: {}; a glob such as {section}.*.{} reaches several)",
+                    names.join(", "),
+                    parts.get(2..).map(|r| r.join(".")).filter(|r| !r.is_empty()).unwrap_or_else(|| "rate".into())
+                ));
             }
+            found
         }
-        _ => (root, &parts[..]),
+        _ => vec![(String::new(), root, &parts[..])],
     };
+    for (label, table, rest) in targets {
+        set_in(table, rest, node.clone(), key, &label, src, notes)?;
+    }
+    Ok(())
+}
+
+/// Set `rest` (a dotted path inside `table`) to `node`. Setting `queue.discipline` (or
+/// `queue_reverse.discipline`) to another discipline keeps the queue's keys the new discipline
+/// also reads (`limit`, and RED's thresholds when CHOKe becomes RED: the comparison stays on the
+/// same buffer), drops the others (so the rest start from the new discipline's defaults), and
+/// records a note saying what went.
+fn set_in(
+    table: &mut Table,
+    rest: &[&str],
+    node: Node,
+    key: &str,
+    label: &str,
+    src: &Source,
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    let at = Origin::Set(key.to_string());
+    let fail = |m: String| Err(src.error(&at, "", m));
     if rest.is_empty() {
         return fail("names an entry, not a field: add the field, as in link.bottleneck.rate".into());
     }
@@ -187,8 +233,80 @@ fn apply_override(root: &mut Table, key: &str, value: &str, src: &Source) -> Res
             _ => return fail(format!("'{part}' is not a table, so '{key}' cannot be set")),
         };
     }
-    table.set(rest[rest.len() - 1], node);
+    let last = rest[rest.len() - 1];
+    let is_queue = rest.len() == 2 && matches!(rest[0], "queue" | "queue_reverse");
+    if is_queue && last == "discipline" {
+        if let Some(note) = switch_discipline(table, &node, &format!("{label}.{}", rest[0])) {
+            notes.push(format!("--set {key}: {note}"));
+        }
+    }
+    table.set(last, node);
     Ok(())
+}
+
+/// Prepare a queue table for a new discipline: when `new` names another discipline than the
+/// table's, remove the keys the new one does not read. Returns what was done, for a note.
+fn switch_discipline(queue: &mut Table, new: &Node, path: &str) -> Option<String> {
+    let Val::Str(new_name) = &new.val else { return None };
+    let new_info = qdisc::find(new_name)?;
+    let old_name = match queue.get("discipline").map(|n| &n.val) {
+        Some(Val::Str(s)) => s.clone(),
+        _ => return None,
+    };
+    let old_info = qdisc::find(&old_name)?;
+    if old_info.name == new_info.name {
+        return None;
+    }
+    let accepted = discipline_keys(new_info);
+    let (mut kept, mut dropped) = (Vec::new(), Vec::new());
+    queue.entries.retain(|(k, _)| {
+        if k == "discipline" {
+            return true;
+        }
+        let keep = accepted.iter().any(|a| a == k);
+        if keep { &mut kept } else { &mut dropped }.push(k.clone());
+        keep
+    });
+    let mut note = format!("{path} switched from {} to {}", old_info.name, new_info.name);
+    if !kept.is_empty() {
+        note += &format!("; kept {}", kept.join(", "));
+    }
+    if !dropped.is_empty() {
+        note += &format!("; dropped {} ({} does not read them)", dropped.join(", "), new_info.name);
+    }
+    Some(note)
+}
+
+/// The keys a discipline reads (`discipline` aside), from its reader in catalogue mode.
+fn discipline_keys(info: &qdisc::DisciplineInfo) -> Vec<String> {
+    let src = Source { path: "<catalogue>".into() };
+    let mut docs = Vec::new();
+    let _ = (info.read)(&mut Fields::catalogue(&src, &mut docs));
+    docs.into_iter().map(|d| d.name).collect()
+}
+
+/// Shell-style match of `text` against `pattern`: `*` is any run of characters, `?` any one.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    // Greedy with backtracking to the last `*`: linear in practice, never exponential.
+    let (mut pi, mut ti, mut star, mut mark) = (0, 0, None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
 }
 
 fn entry_label(n: &Node, section: &str) -> Option<String> {
@@ -330,7 +448,12 @@ impl<'a> Builder<'a> {
 
     fn build(mut self, root: &Table) -> Result<Scenario> {
         if let Some((key, node)) = root.entries.iter().find(|(k, _)| !TOP_KEYS.contains(&k.as_str())) {
-            return Err(self.src.error(&node.at, key, format!("unknown section (allowed: {})", TOP_KEYS.join(", "))));
+            let hint = crate::suggest::did_you_mean(key, TOP_KEYS.iter().copied());
+            return Err(self.src.error(
+                &node.at,
+                key,
+                format!("unknown section{hint} (allowed: {})", TOP_KEYS.join(", ")),
+            ));
         }
         let sim_table = match root.get("simulation") {
             Some(Node { val: Val::Table(t), at }) => (t, at.clone()),
@@ -425,6 +548,7 @@ impl<'a> Builder<'a> {
             links: self.links,
             flows,
             trace,
+            notes: Vec::new(),
         })
     }
 
@@ -561,7 +685,8 @@ impl<'a> Builder<'a> {
         let kinds: Vec<&str> = app::REGISTRY.iter().map(|k| k.name).collect();
         let kind: String = f.req("kind", String::new(), "flow kind")?;
         let Some(info) = app::find(&kind) else {
-            return Err(f.error("kind", format!("unknown flow kind '{kind}' (allowed: {})", kinds.join(", "))));
+            let hint = crate::suggest::did_you_mean(&kind, kinds.iter().copied());
+            return Err(f.error("kind", format!("unknown flow kind '{kind}'{hint} (allowed: {})", kinds.join(", "))));
         };
         let group: Option<String> = f.opt("group", "label for per-group fairness")?;
         let start: Duration = f.or("start", Duration(0), "when the source starts")?;
@@ -732,10 +857,33 @@ pub fn read_queue(src: &Source, path: &str, t: &Table, at: Origin) -> Result<Qdi
     let names: Vec<&str> = qdisc::REGISTRY.iter().map(|d| d.name).collect();
     let discipline: String = f.req("discipline", String::new(), "queue discipline")?;
     let Some(info) = qdisc::find(&discipline) else {
-        return Err(f.error("discipline", format!("unknown discipline '{discipline}' (allowed: {})", names.join(", "))));
+        let known = qdisc::REGISTRY.iter().flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()));
+        let hint = crate::suggest::did_you_mean(&discipline, known);
+        return Err(
+            f.error("discipline", format!("unknown discipline '{discipline}'{hint} (allowed: {})", names.join(", ")))
+        );
     };
     let params = (info.read)(&mut f)?;
-    f.finish()?;
+    let own_keys = discipline_keys(info);
+    f.finish().map_err(|mut e| {
+        // A parameter of another discipline: say whose, and how to switch to it in one step.
+        let key = e.field.rsplit('.').next().unwrap_or("").to_string();
+        let owners: Vec<&str> = qdisc::REGISTRY
+            .iter()
+            .filter(|d| !own_keys.contains(&key) && discipline_keys(d).contains(&key))
+            .map(|d| d.name)
+            .collect();
+        if let Some(first) = owners.first() {
+            let set_path = path.replace('[', ".").replace(']', "");
+            e.message += &format!(
+                "; {key} is a parameter of {}: switch with --set {set_path}.discipline={first} \
+                 (the queue then starts from {first}'s defaults), or write the whole table, \
+                 as queue = {{ discipline = \"{first}\", {key} = ... }}",
+                owners.join(", ")
+            );
+        }
+        e
+    })?;
     Ok(params)
 }
 

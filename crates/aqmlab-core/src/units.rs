@@ -29,7 +29,8 @@ fn scaled(text: &str, units: &[(&str, f64)], what: &str) -> Result<u64, String> 
         if unit.is_empty() {
             format!("'{text}' has no unit: write a number and a unit ({allowed})")
         } else {
-            format!("'{text}' has an unknown unit '{unit}' (allowed: {allowed})")
+            let hint = crate::suggest::did_you_mean(unit, units.iter().map(|(u, _)| *u));
+            format!("'{text}' has an unknown unit '{unit}'{hint} (allowed: {allowed})")
         }
     })?;
     if !value.is_finite() || value < 0.0 {

@@ -52,18 +52,23 @@ impl PyScenario {
     fn seed(&self) -> u64 {
         self.inner.seed
     }
+    /// What the overrides did besides setting values (a discipline switched to its defaults).
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.inner.notes.clone()
+    }
     /// The expanded, validated scenario as JSON (stable: used for hashing).
     fn to_json(&self) -> String {
         self.inner.to_json()
     }
     fn __repr__(&self) -> String {
         format!(
-            "<Scenario {} from {}: {} links, {} flows, {} s>",
+            "<Scenario {} from {}: {} links, {} flows, {}>",
             self.inner.name,
             self.inner.path,
             self.inner.links.len() / 2,
             self.inner.flows.len(),
-            self.inner.duration_ns as f64 * 1e-9
+            aqmlab_core::units::fmt_duration(self.inner.duration_ns)
         )
     }
 }

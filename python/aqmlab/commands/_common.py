@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
+from aqmlab._core import Scenario
 from aqmlab.commands import UsageError
 
 
@@ -18,6 +20,17 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="override a scenario value before validation, e.g. --set simulation.seed=3 (repeatable)",
     )
+
+
+def load_scenario(args: argparse.Namespace) -> Scenario:
+    """The scenario FILE with its ``--set`` overrides; what the overrides did besides setting a value
+    (a discipline switched to its defaults) is said on stderr."""
+    from aqmlab.scenario import load
+
+    scenario = load(args.file, overrides_from_args(args))
+    for note in scenario.notes:
+        print(f"aqmlab: note: {note}", file=sys.stderr)
+    return scenario
 
 
 def overrides_from_args(args: argparse.Namespace) -> list[tuple[str, str]]:

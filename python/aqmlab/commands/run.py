@@ -9,11 +9,10 @@ from pathlib import Path
 
 from aqmlab._io import write_text_atomic
 from aqmlab.commands import Command, CommandError, UsageError
-from aqmlab.commands._common import add_scenario_arguments, overrides_from_args
+from aqmlab.commands._common import add_scenario_arguments, load_scenario
 from aqmlab.progress import ProgressReporter
 from aqmlab.report import format_results
 from aqmlab.run import run as run_scenario
-from aqmlab.scenario import load
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    scenario = load(args.file, overrides_from_args(args))
+    scenario = load_scenario(args)
     if args.out is not None:
         _check_writable(args.out)  # before the run, not after minutes of simulation
 

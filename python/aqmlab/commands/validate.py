@@ -6,8 +6,7 @@ import argparse
 import json
 
 from aqmlab.commands import Command
-from aqmlab.commands._common import add_scenario_arguments, overrides_from_args
-from aqmlab.scenario import load
+from aqmlab.commands._common import add_scenario_arguments, load_scenario
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,7 +15,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    scenario = load(args.file, overrides_from_args(args))
+    scenario = load_scenario(args)
     if args.json:
         print(json.dumps(json.loads(scenario.to_json()), indent=2))
     else:

@@ -75,7 +75,11 @@ impl Common {
             &format!("congestion control, one of: {} (each has its own keys: see congestion controls)", cc::names()),
         )?;
         let Some(info) = cc::find(&cc_name) else {
-            return Err(f.error("cc", format!("unknown congestion control '{cc_name}' (allowed: {})", cc::names())));
+            let known = cc::REGISTRY.iter().flat_map(|c| std::iter::once(c.name).chain(c.aliases.iter().copied()));
+            let hint = crate::suggest::did_you_mean(&cc_name, known);
+            return Err(
+                f.error("cc", format!("unknown congestion control '{cc_name}'{hint} (allowed: {})", cc::names()))
+            );
         };
         let packet_size: u32 = f.or("packet_size", d.packet_size, "size on the wire of a full data packet, bytes")?;
         let header: u32 =
