@@ -185,7 +185,10 @@ def test_command_line_overrides_replace_set_but_not_swept_keys(sweep_dir: Path):
             "grid: 'flow.udp.rate' is also set in set",
         ),
         ({"base": "b.toml", "point": {"flow.udp.rate": "1Mbps"}}, "point: expected a list of tables"),
-        ({"base": "b.toml", "point": [{"flow.udp.rate": [1]}]}, "point[1]: flow.udp.rate: [1] is not a string"),
+        (
+            {"base": "b.toml", "point": [{"flow.udp.rate": {1, 2}}]},
+            "point[1]: flow.udp.rate: {1, 2} is not a string, number, boolean, inline table or array",
+        ),
     ],
 )
 def test_bad_descriptions_are_refused_with_the_key(spec: dict, message: str):
