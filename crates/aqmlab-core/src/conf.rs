@@ -482,8 +482,10 @@ impl FromNode for Limit {
 pub struct ParamDoc {
     pub name: String,
     pub unit: String,
-    /// The default as it would be written in a scenario, or `None` when required.
+    /// The default as it would be written in a scenario, or `None` when there is none.
     pub default: Option<String>,
+    /// The key must be given.
+    pub required: bool,
     pub doc: String,
 }
 
@@ -545,16 +547,28 @@ impl<'a> Fields<'a> {
     }
 
     fn record<T: FromNode>(&mut self, key: &str, default: Option<&T>, doc: &str) {
+        self.record_doc(key, T::UNIT, default.map(|d| d.show()), false, doc);
+    }
+
+    fn record_doc(&mut self, key: &str, unit: &str, default: Option<String>, required: bool, doc: &str) {
         if let Some(docs) = self.docs.as_deref_mut() {
             if !docs.iter().any(|d| d.name == key) {
                 docs.push(ParamDoc {
                     name: key.to_string(),
-                    unit: T::UNIT.to_string(),
-                    default: default.map(|d| d.show()),
+                    unit: unit.to_string(),
+                    default,
+                    required,
                     doc: doc.to_string(),
                 });
             }
         }
+    }
+
+    /// The raw node of a key read by hand (a list, a pair of names), documented for the
+    /// catalogue with its own `unit` description.
+    pub fn documented(&mut self, key: &str, unit: &str, required: bool, doc: &str) -> Option<&'a Node> {
+        self.record_doc(key, unit, None, required, doc);
+        self.node(key)
     }
 
     /// The raw node of `key`, marking it used.
@@ -583,7 +597,7 @@ impl<'a> Fields<'a> {
 
     /// A required parameter. In catalogue mode returns `placeholder`.
     pub fn req<T: FromNode>(&mut self, key: &str, placeholder: T, doc: &str) -> Result<T> {
-        self.record::<T>(key, None, doc);
+        self.record_doc(key, T::UNIT, None, true, doc);
         if self.is_catalogue() {
             return Ok(placeholder);
         }
@@ -605,8 +619,8 @@ impl<'a> Fields<'a> {
     }
 
     /// A nested table (such as a link's `queue`), or `None` if absent.
-    pub fn table(&mut self, key: &str) -> Result<Option<(&'a Table, Origin)>> {
-        match self.node(key) {
+    pub fn table(&mut self, key: &str, doc: &str) -> Result<Option<(&'a Table, Origin)>> {
+        match self.documented(key, "table", false, doc) {
             None => Ok(None),
             Some(Node { val: Val::Table(t), at }) => Ok(Some((t, at.clone()))),
             Some(n) => Err(self.error(key, format!("expected a table, got {}", n.val.type_name()))),

@@ -73,6 +73,15 @@ pub struct TraceSpec {
     pub flows: Vec<u32>,
     /// Also record each flow's packets in each traced link's queue.
     pub queue_by_flow: bool,
+    /// Link directions with a pcap file.
+    pub pcap: Vec<u32>,
+    /// Link directions whose packet events are logged.
+    pub packets: Vec<u32>,
+    /// Flows whose packets are logged (empty: all).
+    pub packets_flows: Vec<u32>,
+    /// The log covers [packets_from, packets_to), ns.
+    pub packets_from: u64,
+    pub packets_to: Option<u64>,
 }
 
 /// A validated scenario, ready to run.
@@ -419,6 +428,132 @@ fn entries<'t>(root: &'t Table, section: &str, src: &Source) -> Result<Vec<(&'t 
     }
 }
 
+/// The keys of `[simulation]`.
+struct SimSettings {
+    duration: Duration,
+    warmup: Duration,
+    seed: u64,
+    name: Option<String>,
+    max_events: Option<u64>,
+    max_queue_pkts: u64,
+    max_packets: u64,
+}
+
+/// Read `[simulation]` (in catalogue mode: document it).
+fn read_simulation(f: &mut Fields) -> Result<SimSettings> {
+    let duration: Duration = f.req("duration", Duration(0), "simulated time")?;
+    f.ensure(duration.0 > 0, "duration", "must be above 0")?;
+    let warmup: Duration = f.or("warmup", Duration(0), "statistics start here; they cover [warmup, duration)")?;
+    f.ensure(
+        warmup.0 < duration.0,
+        "warmup",
+        format!("must be shorter than duration ({})", crate::units::fmt_duration(duration.0)),
+    )?;
+    let seed: u64 = f.or("seed", 1u64, "master random seed")?;
+    let name: Option<String> = f.opt("name", "scenario name (default: the file name)")?;
+    let max_events: Option<u64> = f.opt("max_events", "stop with an error after this many events")?;
+    f.ensure(max_events != Some(0), "max_events", "must be at least 1 (leave it out for no limit)")?;
+    let max_queue_pkts: u64 =
+        f.or("max_queue_pkts", 1_000_000u64, "stop with an error when any queue holds more packets")?;
+    f.ensure(max_queue_pkts >= 1, "max_queue_pkts", "must be at least 1")?;
+    let max_packets: u64 = f.or(
+        "max_packets",
+        10_000_000u64,
+        "stop with an error when more packets are alive at once (queued, in transmission or on the wire)",
+    )?;
+    f.ensure(
+        (1..=MAX_PACKETS_CAP).contains(&max_packets),
+        "max_packets",
+        format!("must be from 1 to {MAX_PACKETS_CAP}"),
+    )?;
+    Ok(SimSettings { duration, warmup, seed, name, max_events, max_queue_pkts, max_packets })
+}
+
+/// The keys of a `[[link]]` entry.
+struct LinkKeys<'t> {
+    count: Option<u32>,
+    indices: Vec<Option<u32>>,
+    between: (String, String),
+    name: Option<String>,
+    rate: Rate,
+    delay: Duration,
+    loss: Prob,
+    queue_table: Option<(&'t Table, Origin)>,
+    reverse_table: Option<(&'t Table, Origin)>,
+}
+
+/// Read the keys of a `[[link]]` entry (in catalogue mode: document them).
+fn read_link_keys<'t>(f: &mut Fields<'t>) -> Result<LinkKeys<'t>> {
+    let count: Option<u32> = f.opt("count", "expand this entry count times, {i} = first..first+count-1")?;
+    f.ensure(count != Some(0), "count", "must be at least 1")?;
+    let first: Option<u32> = f.opt("first", "the first value of {i} when count is given (default 1)")?;
+    f.ensure(count.is_some() || first.is_none(), "first", "needs count")?;
+    let indices = expansion(f, count, first.unwrap_or(1))?;
+    let usage = "expected two node names, as between = [\"r1\", \"r2\"]";
+    let between = match f.documented("between", "two node names", true, "the nodes the link joins ({i} with count)") {
+        Some(Node { val: Val::Array(v), .. }) if v.len() == 2 => match (&v[0].val, &v[1].val) {
+            (Val::Str(a), Val::Str(b)) if !a.is_empty() && !b.is_empty() => (a.clone(), b.clone()),
+            _ => return Err(f.error("between", usage)),
+        },
+        Some(_) => return Err(f.error("between", usage)),
+        None if f.is_catalogue() => (String::new(), String::new()),
+        None => {
+            return Err(f.error("between", "is required but missing: name the two nodes, as between = [\"r1\", \"r2\"]"))
+        }
+    };
+    let name: Option<String> =
+        f.opt("name", "name of the first-to-second direction (default: A->B; the other is always B->A)")?;
+    let rate: Rate = f.req("rate", Rate(1), "line rate")?;
+    f.ensure(rate.0 > 0, "rate", "must be above 0")?;
+    let delay: Duration = f.or("delay", Duration(0), "propagation delay")?;
+    let loss: Prob = f.or("loss", Prob(0.0), "probability that the wire loses a packet")?;
+    let queue_table = f.table("queue", "output queue of both directions (default: droptail, limit 100): see below")?;
+    let reverse_table =
+        f.table("queue_reverse", "output queue of the second-to-first direction (default: as queue)")?;
+    Ok(LinkKeys { count, indices, between, name, rate, delay, loss, queue_table, reverse_table })
+}
+
+/// The keys every `[[flow]]` entry has (its kind reads the others).
+struct FlowKeys {
+    name: String,
+    count: Option<u32>,
+    indices: Vec<Option<u32>>,
+    src: String,
+    dst: String,
+    kind: String,
+    group: Option<String>,
+    start: Duration,
+    jitter: Duration,
+    stop: Option<Duration>,
+}
+
+/// Read the keys every `[[flow]]` has (in catalogue mode: document them); `duration` is the
+/// simulation's, which the start must precede.
+fn read_flow_keys(f: &mut Fields, duration: u64) -> Result<FlowKeys> {
+    let name: String = f.req("name", String::new(), "flow name ({i} with count)")?;
+    f.ensure(!name.is_empty(), "name", "must not be empty")?;
+    let count: Option<u32> = f.opt("count", "expand this entry count times, {i} = first..first+count-1")?;
+    f.ensure(count != Some(0), "count", "must be at least 1")?;
+    let first: Option<u32> = f.opt("first", "the first value of {i} when count is given (default 1)")?;
+    f.ensure(count.is_some() || first.is_none(), "first", "needs count")?;
+    let indices = expansion(f, count, first.unwrap_or(1))?;
+    let src: String = f.req("src", String::new(), "source node")?;
+    let dst: String = f.req("dst", String::new(), "destination node")?;
+    let kinds: Vec<&str> = app::REGISTRY.iter().map(|k| k.name).collect();
+    let kind: String =
+        f.req("kind", String::new(), &format!("flow kind, one of: {} (each reads its own keys)", kinds.join(", ")))?;
+    let group: Option<String> = f.opt("group", "label for per-group fairness ({i} with count)")?;
+    let start: Duration = f.or("start", Duration(0), "when the source starts")?;
+    let jitter: Duration =
+        f.or("start_jitter", Duration(0), "start at a uniform random time in [start, start + start_jitter]")?;
+    let stop: Option<Duration> = f.opt("stop", "when the source stops (default: never)")?;
+    f.ensure(start.0 + jitter.0 < duration, "start", "(plus start_jitter) is not before the end of the simulation")?;
+    if let Some(stop) = stop {
+        f.ensure(stop.0 > start.0, "stop", "must be after start")?;
+    }
+    Ok(FlowKeys { name, count, indices, src, dst, kind, group, start, jitter, stop })
+}
+
 impl<'a> Builder<'a> {
     fn new(src: &'a Source) -> Self {
         Builder {
@@ -467,31 +602,8 @@ impl<'a> Builder<'a> {
             }
         };
         let mut f = Fields::new(self.src, "simulation", sim_table.0, sim_table.1.clone());
-        let duration: Duration = f.req("duration", Duration(0), "simulated time")?;
-        f.ensure(duration.0 > 0, "duration", "must be above 0")?;
-        let warmup: Duration = f.or("warmup", Duration(0), "statistics start here; they cover [warmup, duration)")?;
-        f.ensure(
-            warmup.0 < duration.0,
-            "warmup",
-            format!("must be shorter than duration ({})", crate::units::fmt_duration(duration.0)),
-        )?;
-        let seed: u64 = f.or("seed", 1u64, "master random seed")?;
-        let name: Option<String> = f.opt("name", "scenario name (default: the file name)")?;
-        let max_events: Option<u64> = f.opt("max_events", "stop with an error after this many events")?;
-        f.ensure(max_events != Some(0), "max_events", "must be at least 1 (leave it out for no limit)")?;
-        let max_queue_pkts: u64 =
-            f.or("max_queue_pkts", 1_000_000u64, "stop with an error when any queue holds more packets")?;
-        f.ensure(max_queue_pkts >= 1, "max_queue_pkts", "must be at least 1")?;
-        let max_packets: u64 = f.or(
-            "max_packets",
-            10_000_000u64,
-            "stop with an error when more packets are alive at once (queued, in transmission or on the wire)",
-        )?;
-        f.ensure(
-            (1..=MAX_PACKETS_CAP).contains(&max_packets),
-            "max_packets",
-            format!("must be from 1 to {MAX_PACKETS_CAP}"),
-        )?;
+        let SimSettings { duration, warmup, seed, name, max_events, max_queue_pkts, max_packets } =
+            read_simulation(&mut f)?;
         self.max_packets = max_packets;
         f.finish()?;
 
@@ -513,7 +625,7 @@ impl<'a> Builder<'a> {
         }
         let trace = match root.get("trace") {
             None => TraceSpec::default(),
-            Some(Node { val: Val::Table(t), at }) => self.read_trace(t, at.clone(), &flows)?,
+            Some(Node { val: Val::Table(t), at }) => self.read_trace(t, at.clone(), &flows, duration.0)?,
             Some(n) => return Err(self.src.error(&n.at, "trace", "must be a [trace] table")),
         };
         if let (Some(iv), Some(Node { val: Val::Table(t), at })) = (trace.interval, root.get("trace")) {
@@ -560,35 +672,12 @@ impl<'a> Builder<'a> {
                 .unwrap_or_else(|| format!("#{}", self.links.len() / 2 + 1)),
         };
         let mut f = Fields::new(self.src, format!("link[{label}]"), t, at.clone());
-        let count: Option<u32> = f.opt("count", "expand this entry count times, {i} = first..first+count-1")?;
-        f.ensure(count != Some(0), "count", "must be at least 1")?;
-        let first: Option<u32> = f.opt("first", "the first value of {i} when count is given (default 1)")?;
-        f.ensure(count.is_some() || first.is_none(), "first", "needs count")?;
-        let first = first.unwrap_or(1);
-        let indices = expansion(&f, count, first)?;
-        let between = match f.node("between") {
-            Some(Node { val: Val::Array(v), .. }) if v.len() == 2 => match (&v[0].val, &v[1].val) {
-                (Val::Str(a), Val::Str(b)) if !a.is_empty() && !b.is_empty() => (a.clone(), b.clone()),
-                _ => return Err(f.error("between", "expected two node names, as between = [\"r1\", \"r2\"]")),
-            },
-            Some(_) => return Err(f.error("between", "expected two node names, as between = [\"r1\", \"r2\"]")),
-            None => {
-                return Err(
-                    f.error("between", "is required but missing: name the two nodes, as between = [\"r1\", \"r2\"]")
-                )
-            }
-        };
-        let name: Option<String> = f.opt("name", "name of the first-to-second direction")?;
-        let rate: Rate = f.req("rate", Rate(1), "line rate")?;
-        f.ensure(rate.0 > 0, "rate", "must be above 0")?;
-        let delay: Duration = f.or("delay", Duration(0), "propagation delay")?;
-        let loss: Prob = f.or("loss", Prob(0.0), "probability that the wire loses a packet")?;
-        let queue_table = f.table("queue")?;
+        let LinkKeys { count, indices, between, name, rate, delay, loss, queue_table, reverse_table } =
+            read_link_keys(&mut f)?;
         let queue = match queue_table {
             Some((qt, ref qat)) => read_queue(self.src, &format!("link[{label}].queue"), qt, qat.clone())?,
             None => QdiscParams::DropTail(qdisc::droptail::Params { limit: crate::conf::Limit::Packets(100) }),
         };
-        let reverse_table = f.table("queue_reverse")?;
         let queue_reverse = match reverse_table {
             Some((qt, ref qat)) => {
                 Some(read_queue(self.src, &format!("link[{label}].queue_reverse"), qt, qat.clone())?)
@@ -672,35 +761,13 @@ impl<'a> Builder<'a> {
             _ => format!("#{}", flows.len() + 1),
         };
         let mut f = Fields::new(self.src, format!("flow[{label}]"), t, at.clone());
-        let name: String = f.req("name", String::new(), "flow name ({i} with count)")?;
-        f.ensure(!name.is_empty(), "name", "must not be empty")?;
-        let count: Option<u32> = f.opt("count", "expand this entry count times, {i} = first..first+count-1")?;
-        f.ensure(count != Some(0), "count", "must be at least 1")?;
-        let first: Option<u32> = f.opt("first", "the first value of {i} when count is given (default 1)")?;
-        f.ensure(count.is_some() || first.is_none(), "first", "needs count")?;
-        let first = first.unwrap_or(1);
-        let indices = expansion(&f, count, first)?;
-        let src: String = f.req("src", String::new(), "source node")?;
-        let dst: String = f.req("dst", String::new(), "destination node")?;
+        let FlowKeys { name, count, indices, src, dst, kind, group, start, jitter, stop } =
+            read_flow_keys(&mut f, duration)?;
         let kinds: Vec<&str> = app::REGISTRY.iter().map(|k| k.name).collect();
-        let kind: String = f.req("kind", String::new(), "flow kind")?;
         let Some(info) = app::find(&kind) else {
             let hint = crate::suggest::did_you_mean(&kind, kinds.iter().copied());
             return Err(f.error("kind", format!("unknown flow kind '{kind}'{hint} (allowed: {})", kinds.join(", "))));
         };
-        let group: Option<String> = f.opt("group", "label for per-group fairness")?;
-        let start: Duration = f.or("start", Duration(0), "when the source starts")?;
-        let jitter: Duration =
-            f.or("start_jitter", Duration(0), "start at a uniform random time in [start, start + start_jitter]")?;
-        let stop: Option<Duration> = f.opt("stop", "when the source stops (default: never)")?;
-        f.ensure(
-            start.0 + jitter.0 < duration,
-            "start",
-            "(plus start_jitter) is not before the end of the simulation",
-        )?;
-        if let Some(stop) = stop {
-            f.ensure(stop.0 > start.0, "stop", "must be after start")?;
-        }
         let params = (info.read)(&mut f)?;
         self.check_flow_is_simulable(&f, &params)?;
         let uses_i = [&name, &src, &dst].iter().any(|s| s.contains("{i}"));
@@ -805,39 +872,184 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    fn read_trace(&self, t: &Table, at: Origin, flows: &[FlowSpec]) -> Result<TraceSpec> {
+    fn read_trace(&self, t: &Table, at: Origin, flows: &[FlowSpec], duration: u64) -> Result<TraceSpec> {
         let mut f = Fields::new(self.src, "trace", t, at);
-        let interval: Duration = f.req("interval", Duration(0), "sampling interval of the time series")?;
-        f.ensure(interval.0 > 0, "interval", "must be above 0")?;
-        let link_names: Vec<String> = list_of_strings(&mut f, "links")?;
-        let flow_names: Vec<String> = list_of_strings(&mut f, "flows")?;
-        let queue_by_flow: bool = f.or("queue_by_flow", false, "record each flow's packets in each traced queue")?;
-        let mut links = Vec::new();
-        for n in &link_names {
-            let id = self.links.iter().position(|l| {
-                &l.name == n || format!("{}->{}", self.nodes[l.from as usize], self.nodes[l.to as usize]) == *n
-            });
-            links.push(id.ok_or_else(|| f.error("links", format!("no link direction named '{n}'")))? as u32);
-        }
-        let mut ids = Vec::new();
-        for n in &flow_names {
-            if n == "all" {
-                ids.extend(0..flows.len() as u32);
-                continue;
+        let keys = read_trace_keys(&mut f)?;
+        let links = self.match_links(&f, "links", &keys.links)?;
+        let flow_ids = match_flows(&f, "flows", &keys.flows, flows)?;
+        let pcap = self.match_links(&f, "pcap", &keys.pcap)?;
+        let packets = self.match_links(&f, "packets", &keys.packets)?;
+        let packets_flows = match_flows(&f, "packets_flows", &keys.packets_flows, flows)?;
+        let series_asked = !links.is_empty() || !flow_ids.is_empty();
+        f.ensure(
+            keys.interval.is_some() || !series_asked,
+            "interval",
+            "is required to record time series (links, flows): add interval = \"100ms\", say",
+        )?;
+        let to = keys.packets_to.map(|d| d.0).unwrap_or(duration);
+        f.ensure(to > keys.packets_from.0, "packets_to", "must be after packets_from")?;
+        if !packets.is_empty() {
+            // Each packet crossing a logged link gives at most an enqueue, a dequeue and a drop or
+            // mark line; a busy link sends rate / (8 x smallest packet) packets a second.
+            let window_s = (to.min(duration) - keys.packets_from.0.min(duration)) as f64 * 1e-9;
+            let mut smallest = vec![u64::MAX; self.links.len()];
+            for fl in flows {
+                let (data, ack) = packet_sizes(&fl.params);
+                for &l in &fl.fwd {
+                    smallest[l as usize] = smallest[l as usize].min(data);
+                }
+                for &l in fl.rev.iter().filter(|_| ack.is_some()) {
+                    smallest[l as usize] = smallest[l as usize].min(ack.unwrap_or(u64::MAX));
+                }
             }
-            let id = flows
+            let lines: f64 = packets
                 .iter()
-                .position(|fl| &fl.name == n)
-                .ok_or_else(|| f.error("flows", format!("no flow named '{n}'")))?;
-            ids.push(id as u32);
+                .filter(|&&l| smallest[l as usize] != u64::MAX)
+                .map(|&l| 3.0 * self.links[l as usize].rate_bps as f64 * window_s / (8.0 * smallest[l as usize] as f64))
+                .sum();
+            let estimate = lines * BYTES_PER_LOG_LINE;
+            f.ensure(
+                estimate <= keys.packets_limit.0 as f64,
+                "packets",
+                format!(
+                    "the packet log could reach {:.0} MB ({:.2e} lines with the links busy throughout), above \
+                     packets_limit ({} MB): raise trace.packets_limit, or log less with packets_flows, \
+                     packets_from and packets_to",
+                    estimate / 1e6,
+                    lines,
+                    keys.packets_limit.0 / 1_000_000
+                ),
+            )?;
         }
         f.finish()?;
-        Ok(TraceSpec { interval: Some(interval.0), links, flows: ids, queue_by_flow })
+        Ok(TraceSpec {
+            interval: if series_asked { keys.interval.map(|d| d.0) } else { None },
+            links,
+            flows: flow_ids,
+            queue_by_flow: keys.queue_by_flow,
+            pcap,
+            packets,
+            packets_flows,
+            packets_from: keys.packets_from.0,
+            packets_to: keys.packets_to.map(|d| d.0),
+        })
+    }
+
+    /// The link directions `names` (names, `A->B`, or globs) pick, each once, in order.
+    fn match_links(&self, f: &Fields, key: &str, names: &[String]) -> Result<Vec<u32>> {
+        let mut links: Vec<u32> = Vec::new();
+        let mut seen = vec![false; self.links.len()];
+        for n in names {
+            let matching: Vec<u32> = (0..self.links.len() as u32)
+                .filter(|&id| {
+                    let l = &self.links[id as usize];
+                    let direction = format!("{}->{}", self.nodes[l.from as usize], self.nodes[l.to as usize]);
+                    glob_match(n, &l.name) || glob_match(n, &direction)
+                })
+                .collect();
+            if matching.is_empty() {
+                let hint = crate::suggest::did_you_mean(n, self.links.iter().map(|l| l.name.as_str()));
+                return Err(f.error(key, format!("no link direction named '{n}'{hint}")));
+            }
+            for id in matching {
+                if !std::mem::replace(&mut seen[id as usize], true) {
+                    links.push(id);
+                }
+            }
+        }
+        Ok(links)
     }
 }
 
-fn list_of_strings(f: &mut Fields, key: &str) -> Result<Vec<String>> {
-    match f.node(key) {
+/// A line of the packet log, bytes, for the size estimate (a measured mean is about 50).
+const BYTES_PER_LOG_LINE: f64 = 60.0;
+
+/// The flows `names` (names or globs; "all" for every flow) pick, each once, in order.
+fn match_flows(f: &Fields, key: &str, names: &[String], flows: &[FlowSpec]) -> Result<Vec<u32>> {
+    let mut ids: Vec<u32> = Vec::new();
+    let mut seen = vec![false; flows.len()];
+    for n in names {
+        let pattern = if n == "all" { "*" } else { n.as_str() };
+        let matching: Vec<u32> =
+            (0..flows.len() as u32).filter(|&id| glob_match(pattern, &flows[id as usize].name)).collect();
+        if matching.is_empty() {
+            let hint = crate::suggest::did_you_mean(n, flows.iter().map(|fl| fl.name.as_str()));
+            return Err(f.error(key, format!("no flow named '{n}'{hint}")));
+        }
+        for id in matching {
+            if !std::mem::replace(&mut seen[id as usize], true) {
+                ids.push(id);
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// The keys of `[trace]`.
+struct TraceKeys {
+    interval: Option<Duration>,
+    links: Vec<String>,
+    flows: Vec<String>,
+    queue_by_flow: bool,
+    pcap: Vec<String>,
+    packets: Vec<String>,
+    packets_flows: Vec<String>,
+    packets_from: Duration,
+    packets_to: Option<Duration>,
+    packets_limit: crate::conf::Bytes,
+}
+
+/// Read the keys of `[trace]` (in catalogue mode: document them).
+fn read_trace_keys(f: &mut Fields) -> Result<TraceKeys> {
+    let interval: Option<Duration> =
+        f.opt("interval", "sampling interval of the time series (required with links or flows)")?;
+    f.ensure(interval.is_none_or(|d| d.0 > 0), "interval", "must be above 0")?;
+    let links = list_of_strings(
+        f,
+        "links",
+        "link directions whose time series to record (names, A->B, or globs such as \"b*\")",
+    )?;
+    let flows = list_of_strings(
+        f,
+        "flows",
+        "flows whose time series to record (names or globs such as \"tcp*\"; \"all\" for every flow)",
+    )?;
+    let queue_by_flow: bool = f.or("queue_by_flow", false, "record each flow's packets in each traced queue")?;
+    let pcap = list_of_strings(
+        f,
+        "pcap",
+        "link directions to capture, one pcap file each in the traces folder (aqmlab run --traces DIR), with synthesised IPv4 and TCP/UDP headers",
+    )?;
+    let packets = list_of_strings(
+        f,
+        "packets",
+        "link directions whose packet events (enqueue, dequeue, drop with reason, mark) go to packets.parquet in the traces folder",
+    )?;
+    let packets_flows =
+        list_of_strings(f, "packets_flows", "log only these flows' packets (names or globs; default: every flow)")?;
+    let packets_from: Duration = f.or("packets_from", Duration(0), "log packet events from this time")?;
+    let packets_to: Option<Duration> = f.opt("packets_to", "log packet events before this time (default: the end)")?;
+    let packets_limit = f.or(
+        "packets_limit",
+        crate::conf::Bytes(1_000_000_000),
+        "refuse a packet log whose estimated size (links busy throughout) is larger, bytes",
+    )?;
+    Ok(TraceKeys {
+        interval,
+        links,
+        flows,
+        queue_by_flow,
+        pcap,
+        packets,
+        packets_flows,
+        packets_from,
+        packets_to,
+        packets_limit,
+    })
+}
+
+fn list_of_strings(f: &mut Fields, key: &str, doc: &str) -> Result<Vec<String>> {
+    match f.documented(key, "list of names", false, doc) {
         None => Ok(vec![]),
         Some(Node { val: Val::Str(s), .. }) => Ok(vec![s.clone()]),
         Some(Node { val: Val::Array(items), .. }) => items
@@ -971,27 +1183,26 @@ pub fn catalogue_json() -> String {
             Entry { name: k.name, aliases: vec![], summary: k.summary, params: docs }
         })
         .collect();
-    let common_flow_keys = {
+    // The sections' keys, documented by running their readers on nothing (as for disciplines).
+    fn section(read: impl FnOnce(&mut Fields)) -> Vec<ParamDoc> {
+        let src = Source { path: "<catalogue>".into() };
         let mut docs = Vec::new();
-        let mut f = Fields::catalogue(&src, &mut docs);
-        let _ = f.req::<String>("name", String::new(), "flow name ({i} with count)");
-        let _ = f.opt::<u32>("count", "expand this entry count times, {i} = first..first+count-1");
-        let _ = f.opt::<u32>("first", "the first value of {i} when count is given (default 1)");
-        let _ = f.req::<String>("src", String::new(), "source node");
-        let _ = f.req::<String>("dst", String::new(), "destination node");
-        let _ = f.req::<String>("kind", String::new(), "flow kind");
-        let _ = f.opt::<String>("group", "label for per-group fairness");
-        let _ = f.or("start", Duration(0), "when the source starts");
-        let _ = f.or("start_jitter", Duration(0), "start at a uniform random time in [start, start + start_jitter]");
-        let _ = f.opt::<Duration>("stop", "when the source stops (default: never)");
-        drop(f);
+        read(&mut Fields::catalogue(&src, &mut docs));
         docs
-    };
+    }
+    let common_flow_keys = section(|f| drop(read_flow_keys(f, u64::MAX)));
+    let sections = serde_json::json!({
+        "simulation": section(|f| drop(read_simulation(f))),
+        "link": section(|f| drop(read_link_keys(f))),
+        "trace": section(|f| drop(read_trace_keys(f))),
+    });
     serde_json::json!({
         "disciplines": disciplines,
         "flow_kinds": flow_kinds,
         "flow_common": common_flow_keys,
         "congestion_controls": crate::catalogue_congestion_controls(),
+        "sections": sections,
+        "series": { "link": crate::series_columns::LINK, "flow": crate::series_columns::FLOW },
     })
     .to_string()
 }

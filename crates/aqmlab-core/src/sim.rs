@@ -19,6 +19,7 @@ use crate::app::{AnyAgent, FlowIds, Outbox};
 use crate::hops::HopCounters;
 use crate::invariants::{FlowLedger, LinkLedger};
 use crate::packet::{flags, PacketArena, PacketId, PacketKind};
+use crate::packet_trace::{PacketEvent, PacketTracer};
 use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, PerReason, QdiscCtx, QueueDisc, Verdict};
 use crate::results::{self, Results};
 use crate::rng::SimRng;
@@ -141,6 +142,8 @@ pub struct Simulation {
     pub(crate) started: std::time::Instant,
     /// Wall time spent handling events (in `run_for`), apart from building and reporting.
     pub(crate) loop_wall: std::time::Duration,
+    /// pcap files and the packet log, when `[trace]` asks for them ([`Simulation::trace_packets_to`]).
+    tracer: Option<Box<PacketTracer>>,
 }
 
 /// Every (flow, hop index, link) of the simulation's flattened paths, in their order: flow by
@@ -248,6 +251,28 @@ impl Simulation {
             end: sc.duration_ns,
             started: std::time::Instant::now(),
             loop_wall: std::time::Duration::ZERO,
+            tracer: None,
+        }
+    }
+
+    /// Write the packet traces `[trace]` asks for (pcap files, the packet log) into `dir`; the
+    /// files are complete after [`Simulation::finish_traces`]. Nothing when it asks for none.
+    pub fn trace_packets_to(&mut self, dir: &std::path::Path) -> std::io::Result<()> {
+        self.tracer = PacketTracer::create(&self.sc, dir)?.map(Box::new);
+        Ok(())
+    }
+
+    /// Flush the packet traces; the files written.
+    pub fn finish_traces(&mut self) -> std::io::Result<Vec<std::path::PathBuf>> {
+        match &mut self.tracer {
+            Some(t) => t.finish().map(|()| t.files.clone()),
+            None => Ok(vec![]),
+        }
+    }
+
+    fn trace(&mut self, now: u64, link: u32, event: PacketEvent, id: PacketId) {
+        if let Some(t) = &mut self.tracer {
+            t.record(now, link, event, &self.pkts[id], self.links[link as usize].q.len());
         }
     }
 
@@ -491,8 +516,9 @@ impl Simulation {
             QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: l.tx };
         let verdict = l.q.enqueue(id, &mut cx);
         match verdict {
-            Verdict::Enqueued => {}
+            Verdict::Enqueued => self.trace(now, link_id, PacketEvent::Enqueue, id),
             Verdict::Marked => {
+                self.trace(now, link_id, PacketEvent::Mark, id);
                 self.hops.mark(hop_idx);
                 if measuring {
                     self.links[link_id as usize].marks += 1;
@@ -556,6 +582,7 @@ impl Simulation {
     /// Account for and free a dropped packet; `departed` if the transmitter had taken it (a
     /// transmission aborted, a packet lost on the wire), not if refused or taken from the queue.
     fn drop_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason, departed: bool) {
+        self.trace(now, link_id, PacketEvent::Drop(reason), id);
         let p = self.pkts[id];
         let hi = p.at as usize;
         self.hops.drop(hi, !departed);
@@ -601,6 +628,7 @@ impl Simulation {
         l.tx = Some(id);
         l.tx_start = now;
         let gen = l.tx_gen;
+        self.trace(now, link_id, PacketEvent::Dequeue, id);
         self.sched.at(now + tx_time_ns(size, rate), Event::TxDone { link: link_id, gen });
     }
 

@@ -52,6 +52,11 @@ impl PyScenario {
     fn seed(&self) -> u64 {
         self.inner.seed
     }
+    /// Whether `[trace]` asks for packet traces (pcap files or the packet log), which need a folder.
+    #[getter]
+    fn wants_packet_traces(&self) -> bool {
+        !self.inner.trace.pcap.is_empty() || !self.inner.trace.packets.is_empty()
+    }
     /// What the overrides did besides setting values (a discipline switched to its defaults).
     #[getter]
     fn notes(&self) -> Vec<String> {
@@ -143,10 +148,21 @@ fn parse_scenario(
 
 /// Run a scenario; returns the results JSON.
 #[pyfunction]
-#[pyo3(signature = (scenario, seed=None, progress=None))]
-fn run(py: Python<'_>, scenario: &PyScenario, seed: Option<u64>, progress: Option<Py<PyAny>>) -> PyResult<String> {
+#[pyo3(signature = (scenario, seed=None, progress=None, traces_dir=None))]
+fn run(
+    py: Python<'_>,
+    scenario: &PyScenario,
+    seed: Option<u64>,
+    progress: Option<Py<PyAny>>,
+    traces_dir: Option<std::path::PathBuf>,
+) -> PyResult<String> {
     let sc = &scenario.inner;
     let mut sim = guarded(py, &sc.path, || Simulation::new(sc, seed))?;
+    if let Some(dir) = &traces_dir {
+        sim.trace_packets_to(dir).map_err(|e| {
+            pyo3::exceptions::PyOSError::new_err(format!("cannot write packet traces into {}: {e}", dir.display()))
+        })?;
+    }
     // Budgets of events: progress and Ctrl-C are checked between them.
     while !sim.finished() {
         if let Err(e) = guarded(py, &sc.path, || sim.run_for(u64::MAX, EVENT_BUDGET))? {
@@ -158,6 +174,8 @@ fn run(py: Python<'_>, scenario: &PyScenario, seed: Option<u64>, progress: Optio
             cb.call1(py, (at as f64 * 1e-9, sc.duration_ns as f64 * 1e-9, sim.events()))?;
         }
     }
+    sim.finish_traces()
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot write packet traces: {e}")))?;
     match guarded(py, &sc.path, || serde_json::to_string(&sim.results()))? {
         Ok(json) => Ok(json),
         Err(e) => Err(SimulationError::new_err(format!("cannot serialise results: {e}"))),

@@ -1,0 +1,89 @@
+//! What each time-series column of `[trace]` measures: the documentation of the series, kept
+//! beside the catalogue of keys. `tests/catalogue.rs` runs every discipline and congestion
+//! control with tracing on and fails when a column appears that is not listed here.
+
+use serde::Serialize;
+
+/// One column of a traced link's or flow's series.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct SeriesColumn {
+    /// The column's name; `queued:FLOW` stands for one column per flow.
+    pub name: &'static str,
+    pub unit: &'static str,
+    /// `sample` (the value at the instant) or `interval` (over the time since the previous sample).
+    pub kind: &'static str,
+    /// Which traced objects have the column.
+    pub when: &'static str,
+    pub doc: &'static str,
+}
+
+const fn col(
+    name: &'static str,
+    unit: &'static str,
+    kind: &'static str,
+    when: &'static str,
+    doc: &'static str,
+) -> SeriesColumn {
+    SeriesColumn { name, unit, kind, when, doc }
+}
+
+/// Columns of a traced link direction.
+pub const LINK: &[SeriesColumn] = &[
+    col("qlen_pkts", "packets", "sample", "every link", "packets waiting in the queue (not the one being transmitted)"),
+    col("qlen_bytes", "bytes", "sample", "every link", "bytes waiting in the queue"),
+    col(
+        "queued:FLOW",
+        "packets",
+        "sample",
+        "queue_by_flow = true",
+        "packets of flow FLOW waiting in the queue (one column per flow crossing the link)",
+    ),
+    col("avg", "packets", "sample", "red, choke", "the average queue length the drop decision uses (EWMA with w_q)"),
+    col("avg_queue", "packets", "sample", "decbit", "the average queue length over the last busy and idle cycle"),
+    col(
+        "hit_rate",
+        "probability",
+        "sample",
+        "sred, zl_red",
+        "P: the estimated probability that an arrival hits the zombie list",
+    ),
+    col(
+        "flows_estimate",
+        "flows",
+        "sample",
+        "sred, zl_red",
+        "1/P, the estimated number of active flows (missing while P is 0)",
+    ),
+    col("p_avg", "probability", "sample", "zl_red", "the averaged drop probability"),
+    col("n_active", "conversations", "sample", "fq, fq_bit", "conversations with packets queued"),
+    col("round_bits", "bits", "sample", "fq, fq_bit", "the round number R(t) of the bit-by-bit round robin"),
+];
+
+/// Columns of a traced flow.
+pub const FLOW: &[SeriesColumn] = &[
+    col(
+        "throughput_bps",
+        "bit/s",
+        "interval",
+        "every flow",
+        "bytes delivered to the destination since the previous sample, times 8, over the interval",
+    ),
+    col("cwnd_pkts", "packets", "sample", "tcp, telnet", "the congestion window"),
+    col("ssthresh_pkts", "packets", "sample", "tcp, telnet", "the slow-start threshold (missing while unset)"),
+    col("srtt_s", "s", "sample", "tcp, telnet", "the smoothed round-trip time (missing before the first sample)"),
+    col("rto_s", "s", "sample", "tcp, telnet", "the retransmission timeout, backoff included"),
+    col(
+        "vegas_diff_pkts",
+        "packets",
+        "sample",
+        "cc = vegas",
+        "Vegas' diff: expected minus actual rate, times base_rtt",
+    ),
+    col("base_rtt_s", "s", "sample", "cc = vegas", "the smallest round-trip time seen"),
+];
+
+/// Is `column` (as it appears in a series) documented for a link (`link`) or a flow?
+pub fn is_documented(column: &str, link: bool) -> bool {
+    let list = if link { LINK } else { FLOW };
+    list.iter().any(|c| c.name == column || (c.name == "queued:FLOW" && column.starts_with("queued:")))
+}
