@@ -1,6 +1,7 @@
 # Front door. Needs only cargo, Python >= 3.11 and pip; everything else goes into .venv.
 #   make demo   install, then reproduce CHOKe's Fig. 3 beside the paper's numbers
-#   make test   install, then run the Rust core tests and the Python tests
+#   make test   install, then run the Rust core tests and the Python tests, and build the docs
+#   make docs   build the documentation site into site/ (warnings are errors)
 #   make fuzz   the fuzz targets (scenario parser, random scenarios, every discipline), FUZZ_SECS each
 #   make long-run  peak memory of runs of 1e6, 1e7 and 1e8 events (it must not grow)
 
@@ -12,7 +13,7 @@ VENV_PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 BUILD_INPUTS := pyproject.toml Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: venv install demo test bench bench-peers fuzz long-run
+.PHONY: venv install demo test docs bench bench-peers fuzz long-run
 
 venv: $(VENV_PYTHON)
 
@@ -40,6 +41,12 @@ demo: install
 test: install
 	cargo test -p aqmlab-core --release
 	$(VENV_PYTHON) -m pytest -q tests
+	$(MAKE) --no-print-directory docs
+
+# docs: the site (mkdocs.yml), strict: a broken link, a missing page or a docstring that does not
+# render fails the build. The scenario reference and the CLI pages are generated at build time.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir site
 
 # fuzz: the #[ignore]d fuzz targets, each for FUZZ_SECS seconds, built with debug assertions and
 # overflow checks (the `fuzz` profile); FUZZ_SEED repeats a run (default: the clock, printed).

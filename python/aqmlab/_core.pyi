@@ -25,6 +25,9 @@ class Scenario:
     @property
     def seed(self) -> int: ...
     @property
+    def wants_packet_traces(self) -> bool:
+        """Whether [trace] asks for packet traces (pcap files or the packet log), which need a folder."""
+    @property
     def notes(self) -> list[str]:
         """What the overrides did besides setting values (a discipline switched to its defaults)."""
     def to_json(self) -> str:
@@ -40,8 +43,12 @@ def run(
     scenario: Scenario,
     seed: int | None = None,
     progress: Callable[[float, float, int], None] | None = None,
+    traces_dir: str | os.PathLike[str] | None = None,
 ) -> str:
     """Simulate and return the results JSON (format aqmlab.results/1).
+
+    The packet traces [trace] asks for (pcap files, packets.csv) are written into traces_dir
+    (created if missing; OSError when it cannot be written).
 
     Releases the GIL while simulating; calls progress(sim_time_s, duration_s, events) between
     budgets of events; Ctrl-C raises KeyboardInterrupt. Raises SimulationError when a run cannot

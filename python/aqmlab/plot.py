@@ -276,33 +276,127 @@ def plot_metric(
     return figure
 
 
-def draw(summary: pd.DataFrame, *, logx: bool = False, title: str | None = None) -> Figure:
+# Axis units chosen from the metric's name: suffix -> (unit, scale) candidates, largest first; the
+# first whose scaled maximum is at least 1 is used (so 300 kbps is not drawn as 0.3 Mbps).
+_METRIC_UNITS = {
+    "_bps": [("Gbps", 1e-9), ("Mbps", 1e-6), ("kbps", 1e-3), ("bps", 1.0)],
+    "_s": [("s", 1.0), ("ms", 1e3), ("µs", 1e6)],
+    "_bytes": [("GB", 1e-9), ("MB", 1e-6), ("KB", 1e-3), ("bytes", 1.0)],
+    "_pkts": [("packets", 1.0)],
+}
+_METRIC_SCALES = {"utilization": ("%", 100.0)}
+
+
+def metric_unit(metric: str, largest: float) -> tuple[str, float]:
+    """The unit to draw ``metric`` in, and the factor from its stored value: ``goodput_bps`` of up to
+    2.5e6 is drawn in Mbps (factor 1e-6). ``("", 1.0)`` for a metric with no unit in its name."""
+    if metric in _METRIC_SCALES:
+        return _METRIC_SCALES[metric]
+    for suffix, units in _METRIC_UNITS.items():
+        if metric.endswith(suffix):
+            finite = largest if math.isfinite(largest) and largest > 0 else 1.0
+            return next(((unit, scale) for unit, scale in units if finite * scale >= 1), units[-1])
+    return "", 1.0
+
+
+def metric_label(metric: str, unit: str) -> str:
+    """``mean_qdelay_s`` in ms -> ``mean qdelay (ms)``."""
+    name = metric
+    for suffix in (*_METRIC_UNITS, *_METRIC_SCALES):
+        if name.endswith(suffix) and name != suffix:
+            name = name[: -len(suffix)] if suffix.startswith("_") else name
+            break
+    name = name.replace("_", " ")
+    return f"{name} ({unit})" if unit else name
+
+
+def draw(
+    summary: pd.DataFrame,
+    *,
+    logx: bool = False,
+    title: str | None = None,
+    labels: dict[str, str] | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    hlines: Sequence[tuple[float, str]] = (),
+    diagonal: str | None = None,
+    points: Sequence[tuple[object, float, str]] = (),
+) -> Figure:
+    """Draw a :func:`summarize` result: one line per ``by`` value, error bars for the interval.
+
+    The y axis is in the unit the metric's name implies (Mbps for ``*_bps``, ms for short ``*_s``,
+    ...), with a label saying so; ``xlabel`` and ``ylabel`` replace the labels. ``labels`` maps a
+    line's value (``red``) to its legend text; a line whose value is not set is "(not set)".
+    ``hlines`` are reference lines ``(y, label)`` and ``diagonal`` the label of the line y = x (the
+    offered load, when x is a source's rate), both in the metric's stored unit (bit/s, s, ...).
+    ``points`` are published values ``(x, y, label)`` drawn as markers (x as swept, such as
+    ``"1Mbps"``, or a number; y in the stored unit). ``title`` (default: none; the interval is
+    stated in small print above the plot, on the right) is the figure's title.
+    """
+    import pandas as pd
     from matplotlib.figure import Figure
 
     attrs = summary.attrs
     x, by, metric = attrs["x"], attrs["by"], attrs["metric"]
     numeric = not summary["x_value"].isna().any()
     if numeric:
-        labels = dict(zip(summary["x_value"], summary[x]))
+        ticks = dict(zip(summary["x_value"], summary[x]))
     else:
         categories = list(dict.fromkeys(summary[x]))
-        labels = {index: text for index, text in enumerate(categories)}
+        ticks = {index: text for index, text in enumerate(categories)}
+    largest = max(
+        [float(v) for v in summary["high"].fillna(summary["mean"])]
+        + [y for y, _ in hlines]
+        + [float(p[1]) for p in points],
+        default=1.0,
+    )
+    unit, scale = metric_unit(metric, abs(largest))
 
-    figure = Figure(figsize=(7.5, 4.8), layout="constrained")
+    def position(value: object) -> float | None:
+        if numeric:
+            return quantity(value)
+        return float(categories.index(value)) if value in categories else None
+
+    figure = Figure(figsize=(6.4, 4.0), layout="constrained")
     ax = figure.add_subplot()
     groups = summary.groupby(by, sort=False, dropna=False) if by and by != x else [(None, summary)]
     for line, group in groups:
-        positions = group["x_value"] if numeric else [categories.index(text) for text in group[x]]
-        errors = group["half_width"].fillna(0.0)
-        label = "(not set)" if by and line is None else (str(line) if by else None)
-        ax.errorbar(list(positions), group["mean"], yerr=errors, marker="o", markersize=4, capsize=3, label=label)
+        where = group["x_value"] if numeric else [categories.index(text) for text in group[x]]
+        errors = group["half_width"].fillna(0.0) * scale
+        if not by or by == x:
+            label = None
+        elif line is None or pd.isna(line):  # pandas hands NaN for a value that is not set
+            label = "(not set)"
+        else:
+            label = (labels or {}).get(str(line), str(line))
+        ax.errorbar(list(where), group["mean"] * scale, yerr=errors, marker="o", markersize=4, capsize=3, label=label)
+    for y, text in hlines:
+        ax.axhline(y * scale, color="grey", linestyle="--", linewidth=1, label=text)
+    if diagonal and numeric:
+        span = sorted(ticks)
+        ax.plot(span, [v * scale for v in span], color="grey", linestyle=":", linewidth=1, label=diagonal)
+    for index, (px, py, text) in enumerate(points):
+        where = position(px)
+        if where is None:
+            raise PlotError(
+                f"points: x {px!r} is not one of the plotted x values ({', '.join(map(str, ticks.values()))})"
+            )
+        ax.plot(
+            [where],
+            [py * scale],
+            linestyle="none",
+            marker="X",
+            markersize=8,
+            color="black",
+            label=text if text not in [p[2] for p in points[:index]] else None,
+        )
     if logx and numeric:
         ax.set_xscale("log")
-    if len(labels) <= MAX_TEXT_TICKS:
-        ax.set_xticks(list(labels), [str(text) for text in labels.values()])
+    if len(ticks) <= MAX_TEXT_TICKS:
+        ax.set_xticks(list(ticks), [str(text) for text in ticks.values()])
         ax.minorticks_off()
-    ax.set_xlabel(x)
-    what = metric
+    ax.set_xlabel(xlabel or x)
+    what = metric_label(metric, unit)
     if attrs.get("flow") or attrs.get("link"):
         where = ", ".join(
             part
@@ -314,15 +408,22 @@ def draw(summary: pd.DataFrame, *, logx: bool = False, title: str | None = None)
         )
         if _is_glob(attrs.get("flow"), attrs.get("link")):
             where += f", {attrs['agg']} per run"
-        what += f" ({where})"
-    ax.set_ylabel(what)
+        what = f"{what}\n{where}"
+    ax.set_ylabel(ylabel or what)
+    # Plain numbers on the y axis: the unit is in the label, never an offset such as 1e6.
+    ax.ticklabel_format(axis="y", style="plain", useOffset=False)
+    if title:
+        ax.set_title(title, fontsize="medium")
     n_max = int(summary["n"].max()) if len(summary) else 0
     ax.set_title(
-        title or f"{metric} against {x}\nmean and {attrs['level']:.0%} t-interval over seeds (up to {n_max} per point)",
-        fontsize="medium",
+        f"mean and {attrs['level']:.0%} t-interval over seeds (n ≤ {n_max})",
+        loc="right",
+        fontsize="x-small",
+        color="grey",
     )
-    if by and by != x:
-        ax.legend(title=by, fontsize="small", title_fontsize="small")
+    if (by and by != x) or hlines or diagonal or points:
+        legend_title = by.rsplit(".", 1)[-1] if by and by != x else None
+        ax.legend(title=legend_title, fontsize="small", title_fontsize="small")
     ax.grid(True, alpha=0.3)
     return figure
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from aqmlab import _core
 from aqmlab._core import Scenario
@@ -19,6 +20,7 @@ def run(
     seed: int | None = None,
     overrides: Overrides | None = None,
     progress: ProgressCallback | bool | None = None,
+    traces_dir: str | os.PathLike[str] | None = None,
 ) -> Results:
     """Simulate a scenario and return its results.
 
@@ -26,13 +28,52 @@ def run(
     ``seed`` replaces the scenario's master seed. ``overrides`` are ``--set KEY=VALUE`` pairs;
     they apply while loading, so they cannot be combined with an already-loaded Scenario.
     ``progress`` is a callback ``(sim_time_s, duration_s, events)``, or True for a report on stderr.
+    ``traces_dir`` is the folder for the packet traces ``[trace]`` asks for: a pcap file per
+    captured link direction (``NAME.pcap``) and the packet log (``packets.parquet``); it is
+    required when the scenario asks for them.
     Raises ScenarioError for a bad scenario and SimulationError for a run that cannot finish.
     """
     scenario = _as_scenario(scenario_or_path, overrides)
+    if scenario.wants_packet_traces and traces_dir is None:
+        raise ValueError(
+            f"traces_dir: {scenario.path} asks for packet traces ([trace] pcap or packets); "
+            'give the folder to write them into, as aqmlab.run(..., traces_dir="traces")'
+        )
+    if traces_dir is not None and not isinstance(traces_dir, (str, os.PathLike)):
+        raise TypeError(f"traces_dir must be a folder path (str or os.PathLike), not {type(traces_dir).__name__}")
+    directory = os.fspath(traces_dir) if traces_dir is not None and scenario.wants_packet_traces else None
     if progress is True:
         with ProgressReporter(scenario.name) as reporter:
-            return Results.from_json(_core.run(scenario, seed, reporter))
-    return Results.from_json(_core.run(scenario, seed, progress or None))
+            results = Results.from_json(_core.run(scenario, seed, reporter, directory))
+    else:
+        results = Results.from_json(_core.run(scenario, seed, progress or None, directory))
+    if directory is not None:
+        _packet_log_to_parquet(Path(directory))
+    return results
+
+
+def _packet_log_to_parquet(directory: Path) -> None:
+    """packets.csv, as the core writes it, -> packets.parquet: time in seconds, typed columns."""
+    csv = directory / "packets.csv"
+    if not csv.exists():
+        return
+    import duckdb  # only runs that log packets pay for the import
+
+    target = directory / "packets.parquet"
+    partial = directory / "packets.parquet.partial"
+    columns = (
+        "{'time_ns': 'UBIGINT', 'link': 'VARCHAR', 'event': 'VARCHAR', 'flow': 'VARCHAR', 'kind': 'VARCHAR', "
+        "'seq': 'UBIGINT', 'size': 'UINTEGER', 'reason': 'VARCHAR', 'qlen_pkts': 'UINTEGER'}"
+    )
+    quoted = str(partial).replace("'", "''")
+    with duckdb.connect() as connection:
+        connection.execute(
+            f"COPY (SELECT time_ns / 1e9 AS t_s, link, event, flow, kind, seq, size, NULLIF(reason, '') AS reason, "
+            f"qlen_pkts FROM read_csv(?, header = true, columns = {columns})) TO '{quoted}' (FORMAT parquet)",
+            [str(csv)],
+        )
+    partial.replace(target)
+    csv.unlink()
 
 
 def _as_scenario(

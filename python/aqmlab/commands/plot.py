@@ -38,7 +38,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
     parser.add_argument("--logx", action="store_true", help="logarithmic x axis")
-    parser.add_argument("--title", help="figure title")
+    parser.add_argument("--title", help="figure title (default: none; the interval is noted under the plot)")
+    parser.add_argument(
+        "--label", metavar="VALUE=TEXT", action="append", default=[], type=_label,
+        help="legend text of the line whose --by value is VALUE (repeatable): --label choke=CHOKe",
+    )  # fmt: skip
+    parser.add_argument("--xlabel", metavar="TEXT", help="x axis label (default: the swept key)")
+    parser.add_argument("--ylabel", metavar="TEXT", help="y axis label (default: the metric and its unit)")
+    parser.add_argument(
+        "--hline", metavar="Y[=LABEL]", action="append", default=[], type=_hline,
+        help="a reference line at Y, with units as in scenarios (125kbps, 20ms) or in the metric's own unit "
+        "(repeatable): --hline '125kbps=max-min fair share'",
+    )  # fmt: skip
+    parser.add_argument(
+        "--diagonal", metavar="LABEL", help="draw y = x with this label: the offered load when x is the source's rate"
+    )
     parser.add_argument("--out", required=True, metavar="FILE", type=Path, help="image to write (.png, .svg or .pdf)")
 
 
@@ -62,7 +76,17 @@ def handle(args: argparse.Namespace) -> int:
 
     for warning in summary.attrs["warnings"]:
         print(f"aqmlab: warning: {warning}", file=sys.stderr)
-    figure = draw(summary, logx=args.logx, title=args.title)
+    labels = dict(args.label)
+    lines = set(map(str, summary[summary.attrs["by"]])) if summary.attrs["by"] else set()
+    unknown = [value for value in labels if value not in lines]
+    if unknown:
+        raise UsageError(
+            f"--label {unknown[0]}=...: no line has that value (lines: {', '.join(sorted(lines)) or 'one'})"
+        )
+    figure = draw(
+        summary, logx=args.logx, title=args.title, labels=labels, xlabel=args.xlabel, ylabel=args.ylabel,
+        hlines=args.hline, diagonal=args.diagonal,
+    )  # fmt: skip
     try:
         figure.savefig(args.out)
     except OSError as error:
@@ -70,6 +94,23 @@ def handle(args: argparse.Namespace) -> int:
     print(_format(summary))
     print(f"wrote {args.out}")
     return 0
+
+
+def _label(text: str) -> tuple[str, str]:
+    value, equals, label = text.partition("=")
+    if not equals or not value:
+        raise argparse.ArgumentTypeError(f"expected VALUE=TEXT, as choke=CHOKe, got {text!r}")
+    return value, label
+
+
+def _hline(text: str) -> tuple[float, str]:
+    from aqmlab.plot import quantity
+
+    value, _, label = text.partition("=")
+    y = quantity(value)
+    if y is None:
+        raise argparse.ArgumentTypeError(f"expected a number or a quantity such as 125kbps or 20ms, got {value!r}")
+    return y, label or value
 
 
 def _format(summary) -> str:

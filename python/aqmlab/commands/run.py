@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -22,15 +23,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", metavar="FILE", type=Path, help="also write the results JSON to FILE (only if the run succeeds)"
     )
+    parser.add_argument(
+        "--traces",
+        metavar="DIR",
+        type=Path,
+        help="folder for the packet traces [trace] asks for (NAME.pcap per captured link, packets.parquet)",
+    )
+    parser.add_argument(
+        "--flows", metavar="NAME", action="append", help="show only these flows (names or globs: 'tcp*'; repeatable)"
+    )
+    parser.add_argument(
+        "--links",
+        metavar="NAME",
+        action="append",
+        help="show only these link directions (names, A->B or globs: 'b*'; repeatable; default: the busy ones)",
+    )
 
 
 def handle(args: argparse.Namespace) -> int:
     scenario = load_scenario(args)
     if args.out is not None:
         _check_writable(args.out)  # before the run, not after minutes of simulation
+    if scenario.wants_packet_traces and args.traces is None:
+        raise UsageError(
+            f"{scenario.path} asks for packet traces ([trace] pcap or packets): "
+            f"give the folder to write them into, as aqmlab run {args.file} --traces traces"
+        )
+    if args.traces is not None and args.traces.exists() and not args.traces.is_dir():
+        raise UsageError(f"--traces {args.traces}: is a file, not a folder")
 
     with ProgressReporter(scenario.name) as progress:
-        results = run_scenario(scenario, seed=args.seed, progress=progress)
+        try:
+            results = run_scenario(scenario, seed=args.seed, progress=progress, traces_dir=args.traces)
+        except OSError as error:
+            raise CommandError(str(error)) from None
 
     results_json = results.to_json(indent=2) + "\n"
     if args.out is not None:
@@ -41,7 +67,10 @@ def handle(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(results_json)
     else:
-        print(format_results(results))
+        from aqmlab.fair_share import scenario_fair_shares
+
+        fair = scenario_fair_shares(json.loads(scenario.to_json()))
+        print(format_results(results, flows=args.flows, links=args.links, fair_shares=fair))
     return 0
 
 

@@ -1,0 +1,181 @@
+"""Packet traces: pcap files read back by an independent parser (dpkt; tshark too when installed),
+and the per-packet event log, checked against the run's own counters."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import dpkt
+import duckdb
+import pytest
+
+import aqmlab
+from aqmlab import ScenarioError
+
+# Two DECbit-style TCP senders (ECN-capable) and a CBR source through a RED gateway that marks
+# instead of dropping early, so the capture has TCP and UDP, data and ACKs, ECT and CE.
+SCENARIO = """
+[simulation]
+duration = "8s"
+seed = 4
+[[link]]
+between = ["s{i}", "r1"]
+count = 3
+rate = "10Mbps"
+delay = "1ms"
+[[link]]
+name = "bottleneck"
+between = ["r1", "r2"]
+rate = "1Mbps"
+delay = "5ms"
+queue = { discipline = "red", limit = 60, min_th = 5, max_th = 20, ecn = true }
+[[link]]
+between = ["r2", "d"]
+rate = "10Mbps"
+delay = "1ms"
+[[flow]]
+name = "tcp{i}"
+count = 2
+src = "s{i}"
+dst = "d"
+kind = "tcp"
+cc = "decbit"
+packet_size = 1000
+[[flow]]
+name = "udp"
+src = "s3"
+dst = "d"
+kind = "cbr"
+rate = "400kbps"
+packet_size = 500
+[trace]
+pcap = ["bottleneck", "r2->r1"]
+packets = ["bottleneck"]
+"""
+
+
+def address(node: int) -> bytes:
+    value = node + 1
+    return bytes([10, (value >> 16) & 255, (value >> 8) & 255, value & 255])
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("traces")
+    scenario = aqmlab.loads(SCENARIO, "traced.toml")
+    results = aqmlab.run(scenario, traces_dir=directory)
+    return scenario, results, directory
+
+
+def read_pcap(path: Path) -> list[tuple[float, int, dpkt.ip.IP]]:
+    with path.open("rb") as handle:
+        reader = dpkt.pcap.Reader(handle)
+        assert reader.datalink() == 101  # LINKTYPE_RAW: records start at the IPv4 header
+        return [(ts, len(buf), dpkt.ip.IP(buf)) for ts, buf in reader]
+
+
+def test_every_transmission_is_a_record_with_the_flows_addresses_and_ports(traced):
+    scenario, results, directory = traced
+    import json
+
+    expanded = json.loads(scenario.to_json())
+    flows = expanded["flows"]
+    records = read_pcap(directory / "bottleneck.pcap")
+    link = results.links.set_index("name").loc["bottleneck"]
+    assert len(records) == link.departures  # the window is the whole run (no warmup)
+    times = [ts for ts, _, _ in records]
+    assert times == sorted(times) and times[-1] < 8.0
+    by_flow = Counter()
+    for _, captured, ip in records:
+        assert captured in (40, 28)  # headers only: IPv4 + TCP, or IPv4 + UDP
+        flow_index = (ip.data.sport - 10000) if ip.p in (6, 17) else None
+        flow = flows[flow_index]
+        assert ip.src == address(flow["src"]) and ip.dst == address(flow["dst"])
+        assert ip.data.dport == 5001
+        assert ip.p == (6 if flow["params"]["kind"] == "tcp" else 17)
+        assert ip.len == (1000 if ip.p == 6 else 500)  # the size on the wire
+        by_flow[flow["name"]] += 1
+    assert sum(by_flow.values()) == len(records) and set(by_flow) == {"tcp1", "tcp2", "udp"}
+
+
+def test_tcp_sequence_numbers_are_the_bytes_sent_and_acks_only_grow(traced):
+    _, results, directory = traced
+    seqs = defaultdict(set)
+    for _, _, ip in read_pcap(directory / "bottleneck.pcap"):
+        if ip.p == 6:
+            assert ip.data.flags & dpkt.tcp.TH_ACK == 0
+            seqs[ip.data.sport].add(ip.data.seq)
+    for flow_seqs in seqs.values():
+        assert all(seq % 1000 == 0 for seq in flow_seqs)  # 1000-byte segments from byte 0
+        assert min(flow_seqs) == 0
+    acks = defaultdict(list)
+    for _, _, ip in read_pcap(directory / "r2-r1.pcap"):
+        assert ip.p == 6 and ip.data.flags & dpkt.tcp.TH_ACK and ip.len == 40
+        acks[ip.data.dport].append(ip.data.ack)
+    for port, flow_acks in acks.items():
+        assert flow_acks == sorted(flow_acks), port  # cumulative ACKs through a FIFO queue
+        assert max(flow_acks) <= max(seqs[port]) + 1000
+
+
+def test_ecn_bits_show_the_gateways_marks(traced):
+    _, results, directory = traced
+    records = read_pcap(directory / "bottleneck.pcap")
+    ecn = Counter(ip.tos & 3 for _, _, ip in records)
+    marks = int(results.links.set_index("name").loc["bottleneck"].marks)
+    assert marks > 0
+    assert ecn[3] == marks  # CE: every packet the gateway marked
+    assert ecn[0] == sum(1 for _, _, ip in records if ip.p == 17)  # the UDP flow is not ECN-capable
+    assert all(dpkt.in_cksum(bytes(ip)[:20]) == 0 for _, _, ip in records)  # valid header checksums
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+def test_tshark_reads_the_capture(traced):
+    _, results, directory = traced
+    out = subprocess.run(
+        ["tshark", "-r", str(directory / "bottleneck.pcap"), "-T", "fields", "-e", "ip.src"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert len(out) == results.links.set_index("name").loc["bottleneck"].departures
+
+
+def test_the_packet_log_accounts_for_every_arrival(traced):
+    _, results, directory = traced
+    log = duckdb.connect().sql(f"SELECT * FROM '{directory / 'packets.parquet'}'").df()
+    assert not (directory / "packets.csv").exists()
+    assert set(log.link) == {"bottleneck"}
+    link = results.links.set_index("name").loc["bottleneck"]
+    events = log.event.value_counts()
+    assert events["dequeue"] == link.departures
+    assert events["mark"] == link.marks
+    # RED decides on arrival: every arrival is admitted, marked or dropped.
+    assert events["enqueue"] + events["mark"] + events.get("drop", 0) == link.arrivals
+    drops = log[log.event == "drop"].reason.value_counts().to_dict()
+    by_reason = {key.split(".", 1)[1]: count for key, count in link.items() if key.startswith("drops_by_reason.")}
+    assert drops == {reason: count for reason, count in by_reason.items() if count}
+    assert (log.t_s.diff().dropna() >= 0).all()
+    assert log.qlen_pkts.max() <= 60
+
+
+def test_the_packet_log_filters_by_flow_and_time(tmp_path):
+    text = SCENARIO.replace(
+        'packets = ["bottleneck"]', 'packets = ["b*"]\npackets_flows = ["tcp*"]\npackets_from = "2s"\npackets_to = "3s"'
+    )
+    aqmlab.run(aqmlab.loads(text, "filtered.toml"), traces_dir=tmp_path)
+    log = duckdb.connect().sql(f"SELECT * FROM '{tmp_path / 'packets.parquet'}'").df()
+    assert set(log.flow) == {"tcp1", "tcp2"}
+    assert log.t_s.min() >= 2.0 and log.t_s.max() < 3.0
+
+
+def test_a_log_estimated_above_the_limit_is_refused_with_the_way_out():
+    with pytest.raises(ScenarioError, match=r"trace.packets: the packet log could reach .*raise trace.packets_limit"):
+        aqmlab.loads(SCENARIO.replace('packets = ["bottleneck"]', 'packets = ["bottleneck"]\npackets_limit = "10KB"'))
+
+
+def test_the_api_needs_a_folder_for_traces():
+    with pytest.raises(ValueError, match="traces_dir: .* asks for packet traces"):
+        aqmlab.run(aqmlab.loads(SCENARIO, "traced.toml"))
