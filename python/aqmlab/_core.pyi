@@ -1,5 +1,6 @@
 # Type stubs for the compiled module `aqmlab._core` (crate crates/aqmlab-py).
 # The contract is docs/binding.md; tests/test_stubs.py checks these names against the built module.
+import os
 from typing import Callable, final
 
 class ScenarioError(ValueError):

@@ -7,7 +7,9 @@ with status 2; a run that cannot finish exits 1; Ctrl-C exits 130. None of them 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -20,6 +22,15 @@ class _Parser(argparse.ArgumentParser):
     """Reports argument mistakes in two lines instead of the full usage text."""
 
     def error(self, message: str) -> NoReturn:
+        # "invalid choice: 'rn' (choose from ...)": name the closest command (Python 3.11's argparse does not).
+        choice = re.match(r"argument COMMAND: invalid choice: '([^']*)'", message)
+        if choice:
+            from aqmlab.commands import COMMAND_MODULES
+
+            commands = [module.replace("_", "-") for module in COMMAND_MODULES]
+            close = difflib.get_close_matches(choice.group(1), commands, n=1)
+            if close:
+                message += f" (did you mean '{close[0]}'?)"
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
 
 

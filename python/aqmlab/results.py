@@ -80,11 +80,16 @@ class Results:
         import pandas as pd
 
         # JSON {"links": {name: columns}, "flows": {...}} -> {"link:name": DataFrame, "flow:name": ...}
-        return {
+        frames = {
             f"{kind.removesuffix('s')}:{name}": pd.DataFrame(columns)
             for kind, probes in self.raw.get("series", {}).items()
             for name, columns in probes.items()
         }
+        for frame in frames.values():
+            if "t_s" in frame:
+                # The clock is integer nanoseconds: 0.30000000000000004 (from ns x 1e-9) is 0.3.
+                frame["t_s"] = frame["t_s"].round(9)
+        return frames
 
     def __repr__(self) -> str:
         return (

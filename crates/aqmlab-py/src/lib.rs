@@ -42,11 +42,12 @@ impl PyScenario {
     }
     #[getter]
     fn duration_s(&self) -> f64 {
-        self.inner.duration_ns as f64 * 1e-9
+        // Divided, not multiplied by 1e-9 (not exact in binary): 3.3 s is 3.3, not 3.3000000000000003.
+        self.inner.duration_ns as f64 / 1e9
     }
     #[getter]
     fn warmup_s(&self) -> f64 {
-        self.inner.warmup_ns as f64 * 1e-9
+        self.inner.warmup_ns as f64 / 1e9
     }
     #[getter]
     fn seed(&self) -> u64 {

@@ -17,7 +17,7 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-COMMAND_MODULES = ("run", "validate", "list", "sweep", "plot", "reproduce")
+COMMAND_MODULES = ("run", "validate", "list", "sweep", "plot", "plot_series", "reproduce")
 
 
 @dataclass(frozen=True)

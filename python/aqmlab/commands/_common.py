@@ -25,12 +25,33 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
 def load_scenario(args: argparse.Namespace) -> Scenario:
     """The scenario FILE with its ``--set`` overrides; what the overrides did besides setting a value
     (a discipline switched to its defaults) is said on stderr."""
+    from aqmlab._core import ScenarioError
     from aqmlab.scenario import load
 
-    scenario = load(args.file, overrides_from_args(args))
+    try:
+        scenario = load(args.file, overrides_from_args(args))
+    except ScenarioError as error:
+        # A sweep file's base, set, grid or point are unknown sections to the scenario reader.
+        if "unknown section" in str(error) and _is_sweep_description(args.file):
+            raise UsageError(
+                f"{args.file} is a sweep description (it has base = ...), not a scenario: "
+                f"run it with aqmlab sweep {args.file}"
+            ) from None
+        raise
     for note in scenario.notes:
         print(f"aqmlab: note: {note}", file=sys.stderr)
     return scenario
+
+
+def _is_sweep_description(path: str) -> bool:
+    import tomllib
+
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except (OSError, ValueError, RecursionError):  # unreadable, not UTF-8, not TOML: not a sweep either
+        return False
+    return "base" in data and "simulation" not in data
 
 
 def overrides_from_args(args: argparse.Namespace) -> list[tuple[str, str]]:
