@@ -39,8 +39,9 @@ def test_times_have_no_binary_float_noise(tmp_path: Path):
 
 
 def test_plot_series_draws_a_runs_series(tmp_path: Path):
+    # The scenario also asks for a pcap file, which plot-series does not need (nor keep).
     scenario = tmp_path / "lot.toml"
-    scenario.write_text(PARKING_LOT.read_text() + TRACE)
+    scenario.write_text(PARKING_LOT.read_text() + TRACE + 'pcap = ["b1"]\n')
     out = tmp_path / "q.png"
     result = run_cli(
         "plot-series",

@@ -46,10 +46,16 @@ def handle(args: argparse.Namespace) -> int:
         except (OSError, ValueError) as error:
             raise UsageError(f"{args.source}: cannot read results JSON: {error}") from None
     else:
+        import tempfile
+
         from aqmlab.run import run
         from aqmlab.scenario import load
 
-        results = run(load(args.source, [parse_override(text) for text in args.overrides]), seed=args.seed)
+        scenario = load(args.source, [parse_override(text) for text in args.overrides])
+        # Packet traces the scenario asks for are not what this command draws: they go to a
+        # folder that is removed afterwards (aqmlab run --traces DIR keeps them).
+        with tempfile.TemporaryDirectory(prefix="aqmlab-traces-") as scratch:
+            results = run(scenario, seed=args.seed, traces_dir=scratch if scenario.wants_packet_traces else None)
     series = results.series
     if not series:
         raise UsageError(
