@@ -90,7 +90,9 @@ def flows_sweep(counts: list[int], repeat: int) -> list[dict]:
     best: dict[int, tuple[float, int]] = {}
     for _ in range(repeat):
         for n in counts:
-            child = subprocess.run([sys.executable, __file__, "--s4-child", str(n)], capture_output=True, text=True)
+            child = subprocess.run(
+                [sys.executable, __file__, "--s4-child", str(n)], capture_output=True, text=True, check=False
+            )
             if child.returncode != 0:
                 raise SystemExit(f"bench: the S4 run with {n} flows failed:\n{child.stderr.strip()}")
             ns, packets = json.loads(child.stdout)

@@ -16,6 +16,7 @@ def run_cli(*args: object, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess
         [sys.executable, "-m", "aqmlab", *map(str, args)],
         cwd=cwd,
         capture_output=True,
+        check=False,
         text=True,
         timeout=600,
     )

@@ -34,7 +34,7 @@ def test_setting_the_discipline_alone_gives_its_defaults_and_a_note():
 def test_override_values_become_the_toml_the_core_reads():
     # The text is parsed back by an independent TOML reader: it must be the same value.
     value = {"discipline": "red", "limit": 30, "max_p": 0.02, "ecn": True, "odd key": 'q"uote', "xs": [1, "a"]}
-    ((key, text),) = override_pairs({"link.x.queue": value})
+    ((_key, text),) = override_pairs({"link.x.queue": value})
     assert tomllib.loads(f"v = {text}")["v"] == value
     with pytest.raises(TypeError, match="override values must be"):
         override_pairs({"k": object()})

@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+
 from support import REPO_ROOT as REPO
 
 HEAVY = ("pandas", "numpy", "scipy", "duckdb", "matplotlib", "dask", "distributed", "pyarrow", "tqdm")

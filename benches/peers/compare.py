@@ -113,7 +113,7 @@ def seconds(text: str) -> float:
 def ns3_args(path: Path, flows_override: int | None) -> list[str]:
     """The dumbbell.cc arguments for an aqmlab dumbbell file: sources -> r1 -> r2 -> sink."""
     doc = tomllib.loads(path.read_text())
-    fail = lambda why: SystemExit(f"compare: {path.name}: not a dumbbell the ns-3 peer can run: {why}")  # noqa: E731
+    fail = lambda why: SystemExit(f"compare: {path.name}: not a dumbbell the ns-3 peer can run: {why}")
     sim = doc["simulation"]
     if seconds(sim.get("warmup", "0s")) > 0:
         raise fail("warmup must be 0 (every packet counted)")
@@ -127,7 +127,7 @@ def ns3_args(path: Path, flows_override: int | None) -> list[str]:
     if len(sink) != 1 or len(access) + 2 != len(links):
         raise fail("links must be: sources -> r1, r1 -> r2 (bottleneck), r2 -> one sink")
     sink = sink[0]
-    shape = lambda l: (l["rate"], l.get("delay", "0s"), l.get("queue"))  # noqa: E731
+    shape = lambda l: (l["rate"], l.get("delay", "0s"), l.get("queue"))
     if any(shape(l) != shape(access[0]) for l in access):
         raise fail("every access link must have the same rate, delay and queue")
     for l in [*access, sink]:
@@ -144,7 +144,7 @@ def ns3_args(path: Path, flows_override: int | None) -> list[str]:
     cbr = [f for f in doc["flow"] if f["kind"] == "cbr"]
     if len(tcp) + len(cbr) != len(doc["flow"]) or any(f["dst"] != sink["between"][1] for f in doc["flow"]):
         raise fail("flows must be tcp or cbr, to the sink")
-    count = lambda f: flows_override if flows_override and "{i}" in f["name"] else f.get("count", 1)  # noqa: E731
+    count = lambda f: flows_override if flows_override and "{i}" in f["name"] else f.get("count", 1)
     n_tcp, n_cbr = sum(map(count, tcp)), sum(map(count, cbr))
     if n_tcp + n_cbr != n_access:
         raise fail("one flow per access link, please")
@@ -198,7 +198,7 @@ def ns3_args(path: Path, flows_override: int | None) -> list[str]:
     else:
         raise fail(f"bottleneck discipline {q['discipline']!r} has no ns-3 counterpart here")
     if tcp:
-        settings = lambda f: {k: v for k, v in {**TCP_DEFAULTS, **f}.items() if k in (*TCP_DEFAULTS, "max_window")}  # noqa: E731
+        settings = lambda f: {k: v for k, v in {**TCP_DEFAULTS, **f}.items() if k in (*TCP_DEFAULTS, "max_window")}
         if any(settings(f) != settings(tcp[0]) for f in tcp):
             raise fail("tcp flows must share max_window, initial_cwnd and min_rto")
         t = {**TCP_DEFAULTS, **tcp[0]}
@@ -333,8 +333,10 @@ def markdown(results: list[dict], header: dict) -> str:
     lines = [
         f"Machine: {header['machine']}; ns-3 {header['ns3_version']} (PyPI wheel), aqmlab {header['aqmlab_version']}.",
         "",
-        "| scenario | aqmlab s: run / process | ns-3 s: run / process | ns-3 / aqmlab: run | process "
-        "| peak MB: aqmlab / ns-3 | ns-3 / aqmlab: memory | bottleneck drop rate: aqmlab / ns-3 |",
+        (
+            "| scenario | aqmlab s: run / process | ns-3 s: run / process | ns-3 / aqmlab: run | process "
+            "| peak MB: aqmlab / ns-3 | ns-3 / aqmlab: memory | bottleneck drop rate: aqmlab / ns-3 |"
+        ),
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for res in results:
@@ -343,7 +345,7 @@ def markdown(results: list[dict], header: dict) -> str:
             why = a.get("error") or n.get("error")
             lines.append(f"| {res['label']} | not run: {why} | | | | | | |")
             continue
-        rate = lambda r: r["bottleneck"]["dropped_pkts"] / max(r["bottleneck"]["arrivals"], 1)  # noqa: E731
+        rate = lambda r: r["bottleneck"]["dropped_pkts"] / max(r["bottleneck"]["arrivals"], 1)
         flag = "" if res.get("agree") else " (disagree)"
         lines.append(
             f"| {res['label']} | {a['run_s']:.3f} / {a['proc_s']:.2f} | {n['run_s']:.2f} / {n['proc_s']:.2f} "

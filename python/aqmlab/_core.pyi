@@ -1,7 +1,20 @@
 # Type stubs for the compiled module `aqmlab._core` (crate crates/aqmlab-py).
-# The contract is docs/binding.md; tests/test_stubs.py checks these names against the built module.
+# The contract is docs/binding.md; `make test` checks these stubs against the built module with
+# mypy.stubtest (names, signatures, defaults), and tests/test_stubs.py the exception bases.
 import os
-from typing import Callable, final
+from collections.abc import Callable
+from typing import final
+
+__all__ = [
+    "Scenario",
+    "ScenarioError",
+    "SimulationError",
+    "_panic_for_test",
+    "catalog",
+    "parse_scenario",
+    "run",
+    "version",
+]
 
 class ScenarioError(ValueError):
     """A bad scenario: message is 'FILE:LINE: FIELD: what is wrong (what is allowed)'."""
@@ -60,3 +73,5 @@ def catalog() -> str:
     """JSON describing disciplines, flow kinds and congestion controls with their parameters."""
 
 def version() -> str: ...
+def _panic_for_test(message: str) -> None:
+    """Test support: panic inside the core, as a bug would; raises SimulationError with the message."""

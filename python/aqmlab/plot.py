@@ -113,8 +113,8 @@ def summarize(
         raise PlotError(f"agg: expected one of {', '.join(AGGREGATES)}, got {agg!r}")
     if not 0 < level < 1:
         raise PlotError(f"level: expected a confidence level between 0 and 1, got {level}")
-    owned = not isinstance(store, Store)
-    the_store = Store(store, read_only=True) if owned else store
+    the_store = store if isinstance(store, Store) else Store(store, read_only=True)
+    owned = the_store is not store
     try:
         table = _table_for(flow, link)
         columns = the_store.columns(table)
@@ -223,7 +223,7 @@ def _default_by(store: Store, table: str, columns: dict[str, str], params: list[
     """The swept discipline if there is one, else the links' discipline column, else none."""
     disciplines = [key for key in params if key.endswith(".discipline") and key != x]
     for key in disciplines:
-        distinct = store.con.execute(f"SELECT count(DISTINCT {quote(key)}) FROM {table}").fetchone()[0]
+        (distinct,) = store.con.execute(f"SELECT count(DISTINCT {quote(key)}) FROM {table}").fetchall()[0]
         if distinct > 1:
             return key
     if "discipline" in columns and x != "discipline":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TextIO
+from typing import Self, TextIO
 
 # Plain-line mode (stderr is not a terminal) stays silent for runs shorter than this.
 QUIET_START_S = 1.0
@@ -57,7 +57,7 @@ class ProgressReporter:
             self._bar.close()
             self._bar = None
 
-    def __enter__(self) -> ProgressReporter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
+from typing import Any
 
 from aqmlab.progress import human_count
 from aqmlab.results import Results
@@ -99,7 +100,7 @@ def _link_table(links: list[dict]) -> dict[str, list[object]]:
     }
 
 
-def _fairness_line(fairness: Mapping[str, object]) -> str:
+def _fairness_line(fairness: Mapping[str, Any]) -> str:
     line = f"Jain fairness index over all flows: {_fixed(fairness['jain'], 1, 3)}"
     groups = fairness.get("groups") or {}
     if groups:

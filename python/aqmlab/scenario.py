@@ -12,7 +12,6 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Union
 
 import tomli_w
 
@@ -21,8 +20,8 @@ from aqmlab._core import Scenario, ScenarioError
 
 # {"simulation.seed": 3} or [("simulation.seed", "3")]: values mean what VALUE means in `--set KEY=VALUE`;
 # a dict is a table ({"link.b1.queue": {"discipline": "droptail", "limit": 200}}), a list an array.
-Overrides = Union[Mapping[str, object], Iterable[tuple[str, object]]]
-PathLike = Union[str, os.PathLike[str]]
+Overrides = Mapping[str, object] | Iterable[tuple[str, object]]
+PathLike = str | os.PathLike[str]
 
 
 def load(path: PathLike, overrides: Overrides | None = None) -> Scenario:

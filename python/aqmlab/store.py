@@ -49,7 +49,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -253,7 +253,7 @@ class Store:
     def close(self) -> None:
         self.con.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -617,7 +617,7 @@ def _compatible(column_type: str, value_type: str) -> bool:
     return (column_type, value_type) in {("DOUBLE", "BIGINT"), ("UBIGINT", "BIGINT"), ("INTEGER", "BIGINT")}
 
 
-def _column(values: list[object], sql_type: str):
+def _column(values: list[Any], sql_type: str):
     import pandas as pd
 
     dtype = _PANDAS_DTYPES.get(sql_type)

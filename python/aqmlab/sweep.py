@@ -62,7 +62,7 @@ import tomllib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, Union
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import tomli_w
 
@@ -75,8 +75,8 @@ if TYPE_CHECKING:
 
     from aqmlab.store import PlanRow, Store
 
-PathLike = Union[str, os.PathLike[str]]
-Scalar = Union[str, int, float, bool]
+PathLike = str | os.PathLike[str]
+Scalar = str | int | float | bool
 
 SPEC_KEYS = ("name", "base", "seeds", "set", "grid", "point")
 MAX_SEED = 2**64 - 1
@@ -335,9 +335,8 @@ def _check_table(table: object, where: str, lists: bool = False) -> dict[str, An
         if key == "simulation.seed":
             raise SweepError(f"{where}: simulation.seed: seeds are given by the sweep's `seeds`, not as an override")
         values = value if lists else [value]
-        if lists:
-            if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence) or not value:
-                raise SweepError(f"{where}: {key}: expected a non-empty list of values")
+        if lists and (isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence) or not value):
+            raise SweepError(f"{where}: {key}: expected a non-empty list of values")
         for item in values:
             if not isinstance(item, (str, int, float, bool, Mapping, list, tuple)):
                 raise SweepError(
@@ -454,7 +453,8 @@ def plan(spec: SweepSpec) -> Plan:
             # Name the sweep file and its base line first, then the base scenario's own message.
             raise SweepError(_located(spec, f"{spec.source}: base: {error}")) from None
     base_hash = scenario_hash(base)
-    seeds = spec.seeds if spec.seeds is not None else (base.seed,)
+    # SweepSpec.__post_init__ has made seeds a tuple or None
+    seeds = cast("tuple[int, ...]", spec.seeds) if spec.seeds is not None else (base.seed,)
 
     points = []
     for index, values in enumerate(spec.override_sets()):
@@ -562,7 +562,7 @@ def execute_run(task: RunTask) -> RunOutcome:
         return failed(f"ScenarioError: {error}")
     except SimulationError as error:
         return failed(f"SimulationError: {error}")
-    except Exception as error:  # a bug, not the user's; keep the sweep going and say what it was
+    except Exception as error:  # noqa: BLE001 -- a bug, not the user's; keep the sweep going and say what it was
         return failed(f"{type(error).__name__}: {error}")
     return RunOutcome(
         task.scenario_hash, task.seed, "done", results_json, None, time.perf_counter() - started, version, build
@@ -648,7 +648,6 @@ class _ProcessPool:
 
     def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[RunOutcome]:
         from concurrent.futures import FIRST_COMPLETED, wait
-
         from concurrent.futures.process import BrokenProcessPool
 
         broken = "a worker process died (killed, out of memory, crashed, or aqmlab failed to import in it)"
@@ -735,9 +734,11 @@ class _Dask:
                 raise SweepAborted(f"cannot reach the Dask scheduler at {target}: {error}") from None
             self.description = f"Dask cluster at {target}"
         else:
-            self.client = target  # a distributed.Client the caller owns
+            self.client = cast("Client", target)  # a distributed.Client the caller owns
             self._own_client = False
-            self.description = f"Dask cluster at {getattr(target, 'scheduler', None) and target.scheduler.address}"
+            self.description = (
+                f"Dask cluster at {getattr(self.client, 'scheduler', None) and self.client.scheduler.address}"
+            )
         self._pending: set = set()
         self._threads = 0
         self._threads_at = 0.0
@@ -796,7 +797,7 @@ class _Dask:
                     _core.version(),
                     build_identity(),
                 )
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001 -- whatever the cluster raised ends the sweep, named
                 raise SweepAborted(f"the Dask cluster failed: {type(error).__name__}: {error}") from None
             finally:
                 future.release()

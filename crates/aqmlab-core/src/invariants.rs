@@ -24,6 +24,9 @@ use crate::packet::PacketKind;
 use crate::qdisc::QueueDisc;
 use crate::sim::{hops_by_flow, Simulation};
 
+/// A link or flow index and a packet count.
+type IndexAndCount = (usize, u64);
+
 /// Packets and bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Count {
@@ -249,8 +252,9 @@ impl Simulation {
         per_flow.into_iter().enumerate().filter(|&(_, n)| n > 0).max_by_key(|&(fi, n)| (n, std::cmp::Reverse(fi)))
     }
 
-    /// The link offered the most packets and the flow that sent the most, over the whole run.
-    pub(crate) fn busiest(&self) -> (Option<(usize, u64)>, Option<(usize, u64)>) {
+    /// The link offered the most packets and the flow that sent the most, over the whole run:
+    /// each as (index, packets).
+    pub(crate) fn busiest(&self) -> (Option<IndexAndCount>, Option<IndexAndCount>) {
         let link = self
             .links
             .iter()

@@ -12,6 +12,7 @@
 //! - utilization: time the transmitter is busy / window length;
 //! - throughput: bytes delivered to the destination / window length (retransmissions too);
 //! - goodput: bytes of new data delivered in order (for datagrams: all delivered bytes).
+//!
 //! Counters are taken at the event: a packet sent before warmup and delivered after it counts
 //! as delivered, not as sent.
 
@@ -442,7 +443,7 @@ impl Simulation {
 
     fn flush_outbox(&mut self, now: u64, agent: u32) -> Result<(), SimError> {
         let flow = (agent / 2) as usize;
-        let is_sender = agent % 2 == 0;
+        let is_sender = agent.is_multiple_of(2);
         let measuring = self.measuring(now);
         let out = &mut self.out;
         let st = &mut self.flows[flow].stats;

@@ -73,9 +73,9 @@ pub fn tx_time_ns(bytes: u32, rate_bps: u64) -> u64 {
 
 /// Format a duration in ns as a short human string (for messages).
 pub fn fmt_duration(ns: u64) -> String {
-    if ns % NS_PER_S == 0 {
+    if ns.is_multiple_of(NS_PER_S) {
         format!("{}s", ns / NS_PER_S)
-    } else if ns % 1_000_000 == 0 {
+    } else if ns.is_multiple_of(1_000_000) {
         format!("{}ms", ns / 1_000_000)
     } else {
         format!("{}ns", ns)

@@ -188,7 +188,7 @@ fn mutate(rng: &mut SimRng, text: &str, corpus: &[String], keys: &[String]) -> S
                 lines.insert(rng.below(n), l);
             }
             2 if lines.len() > 1 => lines.swap(i, rng.below(n)),
-            3 | 4 | 5 if !lines.is_empty() => {
+            3..=5 if !lines.is_empty() => {
                 // A value replaced: after `=` on a line, or inside an inline table.
                 let v = INTERESTING[rng.below(INTERESTING.len())];
                 let line = &lines[i];

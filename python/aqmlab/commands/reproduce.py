@@ -56,8 +56,7 @@ def _positive(text: str) -> int:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from aqmlab.reproduce import EXPERIMENTS
-    from aqmlab.reproduce import report
+    from aqmlab.reproduce import EXPERIMENTS, report
     from aqmlab.reproduce.runner import counts, default_seeds, fmt, run_experiment
 
     if args.list:
@@ -91,8 +90,8 @@ def handle(args: argparse.Namespace) -> int:
         )
         report.write(outcome, outdir)
         c = counts(outcome.comparison)
-        for k in totals:
-            totals[k] += c[k]
+        for verdict in totals:
+            totals[verdict] += c[verdict]
         failed_runs += len(outcome.failures)
         print(f"\n{exp_id}: {c['match']} match, {c['same-trend']} same trend, {c['differs']} differ -> {outdir}/")
         table = outcome.comparison

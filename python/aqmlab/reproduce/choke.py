@@ -5,11 +5,12 @@ or claims (Figs. 3-6, 8-10, Tables I-III)."""
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import pandas as pd
 
 from aqmlab.reproduce.base import Condition, Experiment, Reference, stack, value_of
-from aqmlab.reproduce.plots import bar_figure, save  # noqa: F401  (also imported from here by choke_flows)
+from aqmlab.reproduce.plots import bar_figure, save
 
 PAPER = "Pan, Prabhakar, Psounis, CHOKe, INFOCOM 2000"
 LINK_BPS = 1e6
@@ -355,7 +356,7 @@ def _spread(values):
 
 def _increasing(summary, quantity, disc):
     ys = [value_of(summary, quantity, f"{disc} udp={r}kbps") for r in UDP_RATES_KBPS]
-    return all(b >= a for a, b in zip(ys, ys[1:]))
+    return all(b >= a for a, b in pairwise(ys))
 
 
 EXPERIMENTS = [Fig3(), Fig4(), Fig5()]

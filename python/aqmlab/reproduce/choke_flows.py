@@ -5,6 +5,7 @@ misbehaving flows (Fig. 9) and self-adjusting CHOKe (Fig. 10)."""
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import pandas as pd
 
@@ -87,7 +88,7 @@ leaves out packets CHOKe removes from the queue, and report the UDP flow's share
 
 def _rises(summary, quantity, conditions):
     ys = [value_of(summary, quantity, c) for c in conditions]
-    return all(b >= a for a, b in zip(ys, ys[1:]))
+    return all(b >= a for a, b in pairwise(ys))
 
 
 # Table I of the paper, kbps, flows 0..25 (our tcp1..tcp25 and udp).
@@ -170,7 +171,7 @@ a 20% tolerance, aggregates with 10%."""
         rows = []
         for _, r in lf.iterrows():
             rows.append((r["condition"], r["seed"], f"{r['link']}:{r['flow']}", float(r["kbps"])))
-        groups = {"to_r3": range(0, 5), "to_r4": range(5, 15), "to_r5": range(15, 25)}
+        groups = {"to_r3": range(5), "to_r4": range(5, 15), "to_r5": range(15, 25)}
         for (cond, seed, link), run in lf.groupby(["condition", "seed", "link"], sort=False):
             by_flow = dict(zip(run["flow"], run["kbps"]))
             for g, ks in groups.items():
@@ -199,7 +200,7 @@ a 20% tolerance, aggregates with 10%."""
                         f"{link}:{_flow_name(k)}", "choke", v, "Table I", "certain", tolerance=tol, explanation=why
                     )
                 )
-            for g, ks in (("to_r3", range(0, 5)), ("to_r4", range(5, 15)), ("to_r5", range(15, 25))):
+            for g, ks in (("to_r3", range(5)), ("to_r4", range(5, 15)), ("to_r5", range(15, 25))):
                 vals = [values[k] for k in ks]
                 if not any(math.isnan(x) for x in vals):
                     refs.append(
@@ -254,7 +255,7 @@ UDP flow among 32 TCP flows. It prints no numbers: the rows check its two claims
         return measure_group_throughput(tables)
 
     def references(self):
-        u = lambda s, c: value_of(s, "udp_throughput_kbps", c)  # noqa: E731
+        u = lambda s, c: value_of(s, "udp_throughput_kbps", c)
         lower = (
             "more candidates give the UDP flow less throughput",
             lambda s: u(s, "drop 2") > u(s, "drop 3") > u(s, "drop 4"),
@@ -331,13 +332,13 @@ paper's axis values are not legible; these span its range]). Basic CHOKe (one ca
         return measure_group_throughput(tables)
 
     def references(self):
-        udp = lambda s, c: value_of(s, "udp_throughput_kbps", c)  # noqa: E731
-        tcp = lambda s, c: value_of(s, "tcp_throughput_kbps", c)  # noqa: E731
+        udp = lambda s, c: value_of(s, "udp_throughput_kbps", c)
+        tcp = lambda s, c: value_of(s, "tcp_throughput_kbps", c)
         rises = (
             "basic CHOKe: the UDP flows' throughput rises with their rate",
             lambda s: all(
                 udp(s, f"basic udp={b}kbps") >= udp(s, f"basic udp={a}kbps") * 0.95
-                for a, b in zip(FIG9_RATES_KBPS, FIG9_RATES_KBPS[1:])
+                for a, b in pairwise(FIG9_RATES_KBPS)
             ),
         )
         starves = (
@@ -407,7 +408,7 @@ with 1, 3 and 5 candidates ("2i drops" in region i), against basic CHOKe."""
         return measure_group_throughput(tables)
 
     def references(self):
-        tcp = lambda s, c: value_of(s, "tcp_throughput_kbps", c)  # noqa: E731
+        tcp = lambda s, c: value_of(s, "tcp_throughput_kbps", c)
         regulates = (
             "self-adjusting CHOKe keeps TCP above half the link at every UDP rate",
             lambda s: all(tcp(s, f"self-adjusting udp={r}kbps") > 500 for r in FIG9_RATES_KBPS),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -1313,7 +1314,7 @@ fair share: at rho = 3 FCFS lets it take three times its share."""
         def increasing(disc):
             def rule(s):
                 ys = [value_of(s, "delay_P", fig1_label(disc, r)) for r in [RHO_ZERO] + FIG1_RHOS]
-                return all(b > a - 0.05 * abs(a) for a, b in zip(ys, ys[1:]))
+                return all(b > a - 0.05 * abs(a) for a, b in pairwise(ys))
 
             return rule
 

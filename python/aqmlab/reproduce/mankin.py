@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from pathlib import Path
 
 import pandas as pd
 
@@ -171,7 +170,7 @@ class MankinExperiment(Experiment):
             sr = f[f["group"].fillna("").str.startswith("sr")]
             sr_names = set(sr["name"])
 
-            def add(quantity, value):
+            def add(quantity, value, cond=cond, seed=seed):
                 rows.append((cond, seed, quantity, value))
 
             sr_drops = sr_arrivals = lr_drop_sum = lr_overflow_sum = 0.0
@@ -223,10 +222,10 @@ class MankinExperiment(Experiment):
 
     def findings(self) -> dict[str, tuple[str, object]]:
         """The paper's qualitative findings that one experiment can check: name -> (text, rule)."""
-        e, k = self.exp, self.bottlenecks
+        k = self.bottlenecks
         v = value_of
         lr_drop = "path_drop_pct:LR"
-        rules = {
+        rules: dict[str, tuple[str, object]] = {
             "lr_dropped_more_off": (
                 "with RDCR off, LR (the least frequent sender) is dropped more often than SR over the bottlenecks (5.1)",
                 lambda s: v(s, lr_drop, OFF) > v(s, "path_drop_pct:SR", OFF),

@@ -44,8 +44,10 @@ def markdown(outcome: Outcome, figures: list[Path]) -> str:
         "",
         f"**Paper:** {exp.paper}. **Reproduces:** {exp.source}. **Scenario:** `scenarios/papers/{exp.scenario}`.",
         "",
-        f"{outcome.runs} runs ({seeds} seeds per condition), {outcome.wall_s:.2f} s of simulation wall time in all. "
-        f"Verdicts: {c['match']} match, {c['same-trend']} same trend, {c['differs']} differ.",
+        (
+            f"{outcome.runs} runs ({seeds} seeds per condition), {outcome.wall_s:.2f} s of simulation wall time in all. "
+            f"Verdicts: {c['match']} match, {c['same-trend']} same trend, {c['differs']} differ."
+        ),
         "",
     ]
     if exp.notes:
@@ -55,8 +57,10 @@ def markdown(outcome: Outcome, figures: list[Path]) -> str:
     lines += [
         "## Comparison",
         "",
-        "A row *matches* when the paper's value is inside the 95% interval over seeds or within the "
-        "tolerance of the mean; it follows the *same trend* when the paper's qualitative finding holds.",
+        (
+            "A row *matches* when the paper's value is inside the 95% interval over seeds or within the "
+            "tolerance of the mean; it follows the *same trend* when the paper's qualitative finding holds."
+        ),
         "",
         "| quantity | condition | paper | sim mean | 95% interval | verdict | source (certainty) |",
         "|---|---|---|---|---|---|---|",

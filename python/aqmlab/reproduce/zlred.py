@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from itertools import pairwise
 
 import pandas as pd
 
@@ -302,7 +303,7 @@ when the flows' rates differ."""
 
     def _below(self, quantity: str, ratio: str, reading: str, zl: int, why: str) -> Reference:
         ns, big = self.ns, self.ns[-1]
-        ratios = lambda s: [value_of(s, ratio, self.label(zl, n)) for n in ns]  # noqa: E731
+        ratios = lambda s: [value_of(s, ratio, self.label(zl, n)) for n in ns]
         below = rule(
             f"ZL={zl}, estimate read as {reading}: it falls below the real count as connections grow: "
             f"estimate / real under 1 at N={big} and lower at N={big} than at N={ns[0]}",
@@ -391,7 +392,7 @@ Fig. 4: zombie list of 1000 entries; B = 1000, 5000 and 10000 packets; N_r = N_v
         L = self.label
         refs = []
         for b in self.buffers:
-            log_r = lambda s, d, b=b: [value_of(s, "log_tput_ratio", L(d, b, n)) for n in ns]  # noqa: E731
+            log_r = lambda s, d, b=b: [value_of(s, "log_tput_ratio", L(d, b, n)) for n in ns]
             refs.append(
                 Reference(
                     "tput_ratio",
@@ -424,7 +425,7 @@ Fig. 4: zombie list of 1000 entries; B = 1000, 5000 and 10000 packets; N_r = N_v
                 )
             )
         for b in self.buffers:
-            improvement = lambda s, n, b=b: gap(s, L("sred", b, n)) - gap(s, L("zl_red", b, n))  # noqa: E731
+            improvement = lambda s, n, b=b: gap(s, L("sred", b, n)) - gap(s, L("zl_red", b, n))
             refs.append(
                 Reference(
                     "tput_ratio",
@@ -531,8 +532,8 @@ checked link by link."""
         small, large = self.zombies[0], [z for z in self.zombies if z >= 100]
         refs = []
         for d in DISCS:
-            mean_gap = lambda s, zl, d=d: mean_of([gap(s, L(d, zl, n)) for n in ns])  # noqa: E731
-            geo = lambda s, zl, d=d: mean_of([value_of(s, "log_tput_ratio", L(d, zl, n)) for n in ns])  # noqa: E731
+            mean_gap = lambda s, zl, d=d: mean_of([gap(s, L(d, zl, n)) for n in ns])
+            geo = lambda s, zl, d=d: mean_of([value_of(s, "log_tput_ratio", L(d, zl, n)) for n in ns])
             refs.append(
                 Reference(
                     "tput_ratio",
@@ -701,7 +702,7 @@ factor F / (T P(t)) is unchanged."""
 
 
 def _increasing(values: Sequence[float]) -> bool:
-    return all(not math.isnan(v) for v in values) and all(b > a for a, b in zip(values, values[1:]))
+    return all(not math.isnan(v) for v in values) and all(b > a for a, b in pairwise(values))
 
 
 #: Why each kind of row may differ: what the runs show (see the figures and measured.csv).
