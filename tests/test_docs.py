@@ -21,7 +21,7 @@ def _section(markdown: str, heading: str) -> str:
     """The text under ``heading`` up to the next heading of the same or a higher level."""
     level = len(heading) - len(heading.lstrip("#"))
     start = markdown.index(heading + "\n")
-    following = re.compile(r"^#{1,%d} " % level, re.M)
+    following = re.compile(rf"^#{{1,{level}}} ", re.MULTILINE)
     end = following.search(markdown, start + len(heading))
     return markdown[start : end.start() if end else len(markdown)]
 
@@ -69,5 +69,5 @@ def test_the_defaults_a_newcomer_asked_about_are_stated(reference: str):
 
 def test_every_page_in_the_navigation_exists():
     nav = (REPO_ROOT / "mkdocs.yml").read_text()
-    for page in re.findall(r":\s+([\w/.-]+\.md)\s*$", nav, re.M):
+    for page in re.findall(r":\s+([\w/.-]+\.md)\s*$", nav, re.MULTILINE):
         assert (REPO_ROOT / "docs" / page).is_file(), page

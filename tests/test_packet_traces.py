@@ -102,7 +102,7 @@ def test_every_transmission_is_a_record_with_the_flows_addresses_and_ports(trace
 
 
 def test_tcp_sequence_numbers_are_the_bytes_sent_and_acks_only_grow(traced):
-    _, results, directory = traced
+    _, _results, directory = traced
     seqs = defaultdict(set)
     for _, _, ip in read_pcap(directory / "bottleneck.pcap"):
         if ip.p == 6:
