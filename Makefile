@@ -1,6 +1,8 @@
 # Front door. Needs only cargo, Python >= 3.11 and pip; everything else goes into .venv.
 #   make demo   install, then reproduce CHOKe's Fig. 3 beside the paper's numbers
-#   make test   install, then run the Rust core tests and the Python tests, and build the docs
+#   make test   install, then the gates (make lint), the Rust core tests and the Python tests, and build the docs
+#   make lint   the gates: formatting, clippy, ruff, mypy, and the stubs against the built module
+#   make format format Rust and Python code and apply ruff's safe fixes (what the gates ask for)
 #   make docs   build the documentation site into site/ (warnings are errors)
 #   make fuzz   the fuzz targets (scenario parser, random scenarios, every discipline), FUZZ_SECS each
 #   make long-run  peak memory of runs of 1e6, 1e7 and 1e8 events (it must not grow)
@@ -13,7 +15,7 @@ VENV_PYTHON := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 BUILD_INPUTS := pyproject.toml Cargo.toml Cargo.lock $(shell find crates -name '*.rs' -o -name Cargo.toml)
 
-.PHONY: venv install demo test docs bench bench-peers fuzz long-run
+.PHONY: venv install demo test lint format docs bench bench-peers fuzz long-run
 
 venv: $(VENV_PYTHON)
 
@@ -38,7 +40,7 @@ $(INSTALLED): $(VENV_PYTHON) $(BUILD_INPUTS)
 demo: install
 	$(VENV)/bin/aqmlab reproduce choke-2000-fig3 --out reproductions
 
-test: install
+test: install lint
 	cargo test -p aqmlab-core --release
 	$(VENV_PYTHON) -m pytest -q tests
 	$(MAKE) --no-print-directory docs
@@ -47,6 +49,26 @@ test: install
 # render fails the build. The scenario reference and the CLI pages are generated at build time.
 docs: install
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir site
+
+# The gates, cheapest first. rustfmt and clippy are rustup components; ruff and mypy come pinned
+# with the `test` extra. Clippy checks the binding against the venv's Python (PYO3_PYTHON).
+PY_SOURCES := python tests benches docs
+RUST_COMPONENTS_HINT := install them with: rustup component add rustfmt clippy
+
+lint: install
+	@cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1 || \
+		{ echo "error: make lint needs cargo fmt and cargo clippy; $(RUST_COMPONENTS_HINT)" >&2; exit 1; }
+	cargo fmt --all --check
+	$(VENV)/bin/ruff format --check $(PY_SOURCES)
+	$(VENV)/bin/ruff check $(PY_SOURCES)
+	PYO3_PYTHON="$(CURDIR)/$(VENV_PYTHON)" cargo clippy --workspace --all-targets -- -D warnings
+	$(VENV)/bin/mypy
+	$(VENV_PYTHON) -m mypy.stubtest aqmlab._core
+
+format: install
+	cargo fmt --all
+	$(VENV)/bin/ruff check --fix $(PY_SOURCES)
+	$(VENV)/bin/ruff format $(PY_SOURCES)
 
 # fuzz: the #[ignore]d fuzz targets, each for FUZZ_SECS seconds, built with debug assertions and
 # overflow checks (the `fuzz` profile); FUZZ_SEED repeats a run (default: the clock, printed).
