@@ -7,15 +7,20 @@
 //! - [`packet`]: packets as small records in an arena;
 //! - [`qdisc`]: queue disciplines, one per file, behind one contract;
 //! - [`app`]: sources and sinks (datagram sources, and the TCP family in [`tcp`]);
-//! - [`sim`]: links, routing and the event loop, with statistics;
 //! - [`conf`], [`scenario`]: scenario files, validated with file/line/field messages;
-//! - [`results`]: the results document and time series.
+//! - [`stats`]: the one accounting layer: whole-run counts, the window by snapshot, hop
+//!   counters, gauge averages;
+//! - [`view`]: the read-only view of a simulation that results and invariants read;
+//! - [`results`], [`invariants`]: the results document and time series, and the checks of the
+//!   counts, both functions over a [`view::SimView`];
+//! - [`sim`]: links, routing and the event loop; it implements the view.
 //!
-//! Nothing here knows about Python; the binding crate converts at the edge.
+//! Imports go down this list and never back up (sim uses results and invariants, which use the
+//! view, which uses stats). Nothing here knows about Python; the binding crate converts at the
+//! edge.
 
 pub mod app;
 pub mod conf;
-pub mod hops;
 pub mod invariants;
 pub mod packet;
 pub mod packet_trace;
@@ -26,9 +31,11 @@ pub mod scenario;
 pub mod sched;
 pub mod series_columns;
 pub mod sim;
+pub mod stats;
 pub mod suggest;
 pub mod tcp;
 pub mod units;
+pub mod view;
 
 pub use conf::ScenarioError;
 pub use results::Results;

@@ -1,14 +1,14 @@
-//! Results of a run: the `aqmlab.results/1` JSON document, and the time series recorder.
-//! Keys are stable: add, never rename.
+//! Results of a run: the `aqmlab.results/1` JSON document, and the time series recorder, both
+//! read from a [`SimView`]. Keys are stable: add, never rename.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::invariants::FlowLedger;
-use crate::qdisc::QueueDisc;
 use crate::scenario::Scenario;
-use crate::sim::{hops_by_flow, Simulation};
+use crate::stats::gauges::GaugeAverage;
+use crate::stats::FlowCounters;
+use crate::view::{hops_by_flow, SimView};
 
 pub const FORMAT: &str = "aqmlab.results/1";
 
@@ -106,42 +106,6 @@ pub struct LinkResult {
     pub flows: Vec<LinkFlowResult>,
 }
 
-/// Time integrals of a discipline's gauges, for [`LinkResult::gauges`]: the simulation adds
-/// the current values times the time they held at every change of the queue (the gauges
-/// change only inside the discipline's enqueue and dequeue), so the average is exact.
-#[derive(Clone, Debug, Default)]
-pub struct GaugeAverage {
-    /// (name, integral of the value over time in ns, ns during which the gauge was defined).
-    sums: Vec<(&'static str, f64, u64)>,
-    scratch: Vec<(&'static str, f64)>,
-}
-
-impl GaugeAverage {
-    /// Account for `dt` ns during which `q`'s gauges held their current values.
-    pub(crate) fn add(&mut self, q: &dyn QueueDisc, dt: u64) {
-        self.scratch.clear();
-        q.gauges(&mut self.scratch);
-        for &(name, v) in &self.scratch {
-            if !v.is_finite() {
-                continue;
-            }
-            let area = v * dt as f64;
-            match self.sums.iter_mut().find(|s| s.0 == name) {
-                Some(s) => {
-                    s.1 += area;
-                    s.2 += dt;
-                }
-                None => self.sums.push((name, area, dt)),
-            }
-        }
-    }
-
-    /// The time average of each gauge that was defined for some of the time.
-    pub fn means(&self) -> BTreeMap<&'static str, f64> {
-        self.sums.iter().filter(|s| s.2 > 0).map(|&(name, area, t)| (name, area / t as f64)).collect()
-    }
-}
-
 #[derive(Clone, Debug, Serialize)]
 pub struct Fairness {
     /// Jain's index over the throughput of every flow.
@@ -173,47 +137,52 @@ fn sd(sum: f64, sum_sq: f64, n: u64) -> Option<f64> {
     })
 }
 
-pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
-    let sc = &sim.sc;
-    let window_s = (end.saturating_sub(sim.measure_from)) as f64 * 1e-9;
+/// The results of `sim` with the window ending at `end`, and the time series recorded.
+pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
+    let sc = sim.scenario();
+    let measure_from = sim.measure_from();
+    let window_s = (end.saturating_sub(measure_from)) as f64 * 1e-9;
     let per_s = |x: f64| if window_s > 0.0 { x / window_s } else { 0.0 };
     let node = |i: u32| sc.nodes[i as usize].clone();
     let in_flight = sim.in_flight_by_flow();
     let flows: Vec<FlowResult> = sc
         .flows
         .iter()
-        .zip(&sim.flows)
         .enumerate()
-        .map(|(i, (spec, rt))| {
-            let s = &rt.stats;
+        .map(|(i, spec)| {
+            let s = sim.flow_window(i);
+            let total = sim.flow_counts(i);
+            let sent = FlowCounters::data(&s.sent);
+            let delivered = FlowCounters::data(&s.delivered);
+            let app = sim.app_delays(i);
             FlowResult {
                 name: spec.name.clone(),
                 kind: spec.params.name(),
                 group: spec.group.clone(),
                 src: node(spec.src),
                 dst: node(spec.dst),
-                sent_pkts: s.sent_pkts,
-                sent_bytes: s.sent_bytes,
-                delivered_pkts: s.delivered_pkts,
-                delivered_bytes: s.delivered_bytes,
+                sent_pkts: sent.pkts,
+                sent_bytes: sent.bytes,
+                delivered_pkts: delivered.pkts,
+                delivered_bytes: delivered.bytes,
                 goodput_bytes: s.goodput_bytes,
-                throughput_bps: per_s(s.delivered_bytes as f64 * 8.0),
+                throughput_bps: per_s(delivered.bytes as f64 * 8.0),
                 goodput_bps: per_s(s.goodput_bytes as f64 * 8.0),
-                dropped_pkts: s.drops.total(),
-                drops_by_reason: s.drops.to_map(),
-                ack_drops: s.ack_drops,
+                dropped_pkts: s.data_drops.total(),
+                drops_by_reason: s.data_drops.to_map(),
+                ack_drops: FlowCounters::acks(&s.dropped).pkts,
                 marks: s.marks,
                 retransmits: s.retransmits,
                 timeouts: s.timeouts,
                 mean_rtt_s: mean(s.rtt_ns as f64 * 1e-9, s.rtt_samples),
-                mean_qdelay_s: mean(s.qdelay_ns as f64 * 1e-9, s.delivered_pkts),
-                mean_delay_s: mean(s.delay_ns as f64 * 1e-9, s.delivered_pkts),
-                mean_app_delay_s: mean(s.app_delay_ns as f64 * 1e-9, s.app_delay_samples),
-                sd_app_delay_s: sd(s.app_delay_ns as f64 * 1e-9, s.app_delay_sq_s2, s.app_delay_samples),
-                completion_s: s.completed_at.map(|t| t as f64 * 1e-9),
-                total_sent_pkts: FlowLedger::data(&rt.ledger.sent).pkts,
-                total_delivered_pkts: FlowLedger::data(&rt.ledger.delivered).pkts,
-                total_dropped_pkts: FlowLedger::data(&rt.ledger.dropped).pkts,
+                mean_qdelay_s: mean(s.qdelay_ns as f64 * 1e-9, delivered.pkts),
+                mean_delay_s: mean(s.delay_ns as f64 * 1e-9, delivered.pkts),
+                mean_app_delay_s: mean(app.sum_ns as f64 * 1e-9, app.samples),
+                sd_app_delay_s: sd(app.sum_ns as f64 * 1e-9, app.sum_sq_s2, app.samples),
+                completion_s: sim.completed_at(i).map(|t| t as f64 * 1e-9),
+                total_sent_pkts: FlowCounters::data(&total.sent).pkts,
+                total_delivered_pkts: FlowCounters::data(&total.delivered).pkts,
+                total_dropped_pkts: FlowCounters::data(&total.dropped).pkts,
                 in_flight_pkts: in_flight[i],
             }
         })
@@ -227,14 +196,14 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
     let links = sc
         .links
         .iter()
-        .zip(&sim.links)
         .enumerate()
-        .map(|(li, (spec, rt))| {
-            let s = &rt.stats;
+        .map(|(li, spec)| {
+            let s = sim.link_window(li);
+            let integrals = sim.link_integrals(li);
             let mut per_flow: BTreeMap<usize, LinkFlowResult> = BTreeMap::new();
             let mut sums: BTreeMap<usize, (u64, f64, u64)> = BTreeMap::new();
             for &(fi, hi) in &crossing[li] {
-                let h = sim.hops.window(hi);
+                let h = sim.hops().window(hi);
                 let e = per_flow.entry(fi).or_insert_with(|| LinkFlowResult {
                     flow: sc.flows[fi].name.clone(),
                     arrivals: 0,
@@ -260,25 +229,25 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
                 e.mean_qdelay_s = mean(sum_ns as f64 * 1e-9, n);
                 e.sd_qdelay_s = sd(sum_ns as f64 * 1e-9, sq, n);
             }
-            let window_ns = (end.saturating_sub(sim.measure_from)).max(1) as f64;
+            let window_ns = (end.saturating_sub(measure_from)).max(1) as f64;
             LinkResult {
                 name: spec.name.clone(),
                 from: node(spec.from),
                 to: node(spec.to),
                 discipline: spec.queue.name(),
                 rate_bps: spec.rate_bps,
-                arrivals: s.arrivals,
-                departures: s.departures,
-                drops_by_reason: rt.drops.to_map(),
-                dropped_pkts: rt.drops.total(),
-                marks: rt.marks,
-                mean_queue_pkts: s.area_pkts as f64 / window_ns,
-                mean_queue_bytes: s.area_bytes as f64 / window_ns,
-                max_queue_pkts: s.max_len as u64,
-                queue_pkts_end: rt.q.inner().len() as u64,
-                mean_qdelay_s: mean(s.qdelay_ns as f64 * 1e-9, s.departures),
-                utilization: s.busy_ns as f64 / window_ns,
-                gauges: rt.gauge_avg.as_ref().map(GaugeAverage::means).unwrap_or_default(),
+                arrivals: s.offered.pkts,
+                departures: s.transmitted.pkts,
+                drops_by_reason: s.drops.to_map(),
+                dropped_pkts: s.drops.total(),
+                marks: s.marks,
+                mean_queue_pkts: integrals.area_pkts as f64 / window_ns,
+                mean_queue_bytes: integrals.area_bytes as f64 / window_ns,
+                max_queue_pkts: integrals.max_len as u64,
+                queue_pkts_end: sim.queue(li).len() as u64,
+                mean_qdelay_s: mean(s.qdelay_ns as f64 * 1e-9, s.transmitted.pkts),
+                utilization: integrals.busy_ns as f64 / window_ns,
+                gauges: sim.link_gauges(li).map(GaugeAverage::means).unwrap_or_default(),
                 // Flows with any count in the window (a packet that arrived before warmup may leave after it).
                 flows: per_flow.into_values().filter(|f| f.arrivals + f.departures + f.drops > 0).collect(),
             }
@@ -295,13 +264,13 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
     Results {
         format: FORMAT,
         scenario: sc.name.clone(),
-        seed: sim.seed,
+        seed: sim.seed(),
         sim_time_s: end as f64 * 1e-9,
-        measure_from_s: sim.measure_from as f64 * 1e-9,
-        events: sim.events,
-        peak_pending_events: sim.sched.peak_len() as u64,
-        wall_s: sim.started.elapsed().as_secs_f64(),
-        loop_wall_s: sim.loop_wall.as_secs_f64(),
+        measure_from_s: measure_from as f64 * 1e-9,
+        events: sim.events(),
+        peak_pending_events: sim.peak_pending_events(),
+        wall_s: sim.wall_s(),
+        loop_wall_s: sim.loop_wall_s(),
         aqmlab_version: env!("CARGO_PKG_VERSION"),
         flows,
         links,
@@ -309,7 +278,7 @@ pub(crate) fn build(sim: &Simulation, end: u64) -> Results {
             jain: jain(&throughputs),
             groups: groups.into_iter().filter_map(|(g, xs)| jain(&xs).map(|j| (g, j))).collect(),
         },
-        series: sim.series.finish(sc),
+        series,
     }
 }
 
@@ -378,10 +347,11 @@ impl SeriesRecorder {
         }
     }
 
-    pub(crate) fn record(&mut self, sim: &Simulation, now: u64) {
+    /// Take a sample of every traced link and flow.
+    pub fn record(&mut self, sim: &impl SimView, now: u64) {
         let t = now as f64 * 1e-9;
         for (k, (l, cols)) in self.links.iter_mut().enumerate() {
-            let q = sim.links[*l as usize].q.inner();
+            let q = sim.queue(*l as usize);
             cols.t_s.push(t);
             cols.push("qlen_pkts", q.len() as f64);
             cols.push("qlen_bytes", q.bytes() as f64);
@@ -392,19 +362,19 @@ impl SeriesRecorder {
             }
             if let Some(pairs) = self.occupancy.get(k) {
                 for &(fi, hi) in pairs {
-                    cols.push(&format!("queued:{}", sim.sc.flows[fi].name), sim.hops.queued(hi) as f64);
+                    cols.push(&format!("queued:{}", sim.scenario().flows[fi].name), sim.hops().queued(hi) as f64);
                 }
             }
         }
         let dt = (now - self.last_t) as f64 * 1e-9;
         for (k, (f, cols)) in self.flows.iter_mut().enumerate() {
-            let total = FlowLedger::data(&sim.flows[*f as usize].ledger.delivered).bytes;
+            let total = FlowCounters::data(&sim.flow_counts(*f as usize).delivered).bytes;
             cols.t_s.push(t);
             let bps = if dt > 0.0 { (total - self.last_bytes[k]) as f64 * 8.0 / dt } else { f64::NAN };
             cols.push("throughput_bps", bps);
             self.last_bytes[k] = total;
             self.gauges.clear();
-            sim.agents[2 * *f as usize].inner().gauges(&mut self.gauges);
+            sim.sender_gauges(*f as usize, &mut self.gauges);
             for (name, v) in &self.gauges {
                 cols.push(name, *v);
             }
@@ -412,7 +382,7 @@ impl SeriesRecorder {
         self.last_t = now;
     }
 
-    pub(crate) fn finish(&self, sc: &Scenario) -> Series {
+    pub fn finish(&self, sc: &Scenario) -> Series {
         let mut series = Series::default();
         for (l, cols) in &self.links {
             let mut c = cols.clone();

@@ -13,20 +13,25 @@
 //! - throughput: bytes delivered to the destination / window length (retransmissions too);
 //! - goodput: bytes of new data delivered in order (for datagrams: all delivered bytes).
 //!
-//! Counters are taken at the event: a packet sent before warmup and delivered after it counts
-//! as delivered, not as sent.
+//! Every count goes through [`crate::stats`], whole-run, and the window is the difference from a
+//! snapshot taken as the clock reaches the warmup: a packet sent before warmup and delivered
+//! after it counts as delivered, not as sent. [`crate::results`] and [`crate::invariants`] read
+//! the simulation through [`crate::view::SimView`], which it implements at the end of this file.
 
 use crate::app::{AnyAgent, FlowIds, Outbox};
-use crate::hops::HopCounters;
-use crate::invariants::{FlowLedger, LinkLedger};
+use crate::invariants;
 use crate::packet::{flags, PacketArena, PacketId, PacketKind};
 use crate::packet_trace::{PacketEvent, PacketTracer};
-use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, PerReason, QdiscCtx, QueueDisc, Verdict};
-use crate::results::{self, Results};
+use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, QdiscCtx, QueueDisc, Verdict};
+use crate::results::{self, Results, SeriesRecorder};
 use crate::rng::SimRng;
 use crate::scenario::Scenario;
 use crate::sched::{Event, Scheduler};
+use crate::stats::gauges::GaugeAverage;
+use crate::stats::hops::HopCounters;
+use crate::stats::{overlap, AppDelays, DropPlace, FlowCounters, LinkCounters, LinkIntegrals, Window};
 use crate::units::tx_time_ns;
+use crate::view::{hops_by_flow, SimView};
 
 /// A run that cannot go on: a guard tripped.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,129 +44,79 @@ impl std::fmt::Display for SimError {
 }
 impl std::error::Error for SimError {}
 
-/// Counters of one link direction over the window that every packet updates (drops and marks,
-/// rarer, are in [`LinkRt`]'s cold part).
-#[derive(Clone, Debug, Default)]
-#[repr(C)]
-pub struct LinkStats {
-    /// Integral of queue length over time, packet-ns and byte-ns.
-    pub area_pkts: u128,
-    pub area_bytes: u128,
-    pub qdelay_ns: u128,
-    pub arrivals: u64,
-    pub departures: u64,
-    pub busy_ns: u64,
-    pub max_len: usize,
-}
-
-/// Counters of one flow. In declaration order (`repr(C)`): those a packet's round trip updates
-/// first, so that they share cache lines (see [`FlowRt`]).
-#[derive(Clone, Debug, Default)]
-#[repr(C)]
-pub struct FlowStats {
-    pub delay_ns: u128,
-    pub qdelay_ns: u128,
-    pub rtt_ns: u128,
-    pub sent_pkts: u64,
-    pub sent_bytes: u64,
-    pub retransmits: u64,
-    pub delivered_pkts: u64,
-    pub delivered_bytes: u64,
-    pub goodput_bytes: u64,
-    pub rtt_samples: u64,
-    pub timeouts: u64,
-    pub ack_drops: u64,
-    pub marks: u64,
-    pub app_delay_ns: u128,
-    pub app_delay_sq_s2: f64,
-    pub app_delay_samples: u64,
-    pub completed_at: Option<u64>,
-    pub drops: PerReason,
-}
-
 /// One link direction at run time. Fields in declaration order (`repr(C)`, cache-line aligned):
-/// what every packet touches fills the first four cache lines exactly, the rest follows. With
+/// what every packet touches comes first, within four cache lines, the rest follows. With
 /// 10000 flows there are 20000 access links, and a packet crossing one should cost four lines,
 /// not the whole record.
 #[repr(C, align(64))]
-pub(crate) struct LinkRt {
-    pub stats: LinkStats,
-    pub q: AnyQdisc,
-    pub tx: Option<PacketId>,
+struct LinkRt {
+    integrals: LinkIntegrals,
+    q: AnyQdisc,
+    tx: Option<PacketId>,
     /// Generation of the current transmission; an abort bumps it so its TxDone is ignored.
-    pub tx_gen: u32,
+    tx_gen: u32,
     /// When the queue-length integrals were last brought up to date.
-    pub last_change: u64,
-    pub tx_start: u64,
-    pub rate_bps: u64,
-    pub delay_ns: u64,
-    pub loss: f64,
-    /// Whole-run counts, for the invariants ([`crate::invariants`]).
-    pub ledger: LinkLedger,
-    /// Drops and marks over the window.
-    pub drops: PerReason,
-    pub marks: u64,
-    pub rng: SimRng,
+    last_change: u64,
+    tx_start: u64,
+    rate_bps: u64,
+    delay_ns: u64,
+    loss: f64,
+    /// Whole-run counts ([`crate::stats`]): those every packet updates first.
+    counts: LinkCounters,
+    rng: SimRng,
     /// Time integrals of the discipline's gauges (links in `[trace] links` only).
-    pub gauge_avg: Option<results::GaugeAverage>,
+    gauge_avg: Option<GaugeAverage>,
 }
 
 /// One flow at run time (`repr(C)`, cache-line aligned): what a packet's round trip touches
 /// fits in the first four cache lines.
 #[repr(C, align(64))]
-pub(crate) struct FlowRt {
-    /// Whole-run counts, for the invariants ([`crate::invariants`]).
-    pub ledger: FlowLedger,
+struct FlowRt {
     /// Offsets of the forward and reverse paths in `Simulation::paths`.
-    pub fwd: u32,
-    pub rev: u32,
-    pub stats: FlowStats,
+    fwd: u32,
+    rev: u32,
+    /// Whole-run counts ([`crate::stats`]): those a packet's round trip updates first.
+    counts: FlowCounters,
+    /// Over the window.
+    app_delays: AppDelays,
+    completed_at: Option<u64>,
+}
+
+/// The links' and flows' whole-run counts as the clock reached the warmup.
+struct Snapshot {
+    links: Vec<LinkCounters>,
+    flows: Vec<FlowCounters>,
 }
 
 /// One run of a scenario.
 pub struct Simulation {
-    pub(crate) sc: Scenario,
-    pub(crate) seed: u64,
-    pub(crate) sched: Scheduler,
-    pub(crate) pkts: PacketArena,
-    pub(crate) links: Vec<LinkRt>,
-    pub(crate) flows: Vec<FlowRt>,
+    sc: Scenario,
+    seed: u64,
+    sched: Scheduler,
+    pkts: PacketArena,
+    links: Vec<LinkRt>,
+    flows: Vec<FlowRt>,
     /// Sender of flow f at 2f, receiver at 2f + 1.
-    pub(crate) agents: Vec<AnyAgent>,
+    agents: Vec<AnyAgent>,
     /// Every flow's forward then reverse path, flattened; `hops` and `last_hop` run parallel.
-    pub(crate) paths: Vec<u32>,
+    paths: Vec<u32>,
     /// Whether the hop ends its path (the packet has reached its destination): so an arrival
     /// needs nothing from the record of the link it came over.
     last_hop: Vec<bool>,
-    pub(crate) hops: HopCounters,
-    pub(crate) events: u64,
-    pub(crate) series: results::SeriesRecorder,
+    hops: HopCounters,
+    /// Where the window's link and flow counts start ([`crate::stats::Window`]).
+    window: Window<Snapshot>,
+    events: u64,
+    series: SeriesRecorder,
     out: Outbox,
     victims: Vec<(PacketId, DropReason)>,
-    pub(crate) measure_from: u64,
-    pub(crate) end: u64,
-    pub(crate) started: std::time::Instant,
+    measure_from: u64,
+    end: u64,
+    started: std::time::Instant,
     /// Wall time spent handling events (in `run_for`), apart from building and reporting.
-    pub(crate) loop_wall: std::time::Duration,
+    loop_wall: std::time::Duration,
     /// pcap files and the packet log, when `[trace]` asks for them ([`Simulation::trace_packets_to`]).
     tracer: Option<Box<PacketTracer>>,
-}
-
-/// Every (flow, hop index, link) of the simulation's flattened paths, in their order: flow by
-/// flow, the forward path then the reverse one (the layout `Simulation::new` builds).
-pub(crate) fn hops_by_flow(sc: &Scenario) -> impl Iterator<Item = (usize, usize, u32)> + '_ {
-    sc.flows
-        .iter()
-        .enumerate()
-        .flat_map(|(fi, f)| f.fwd.iter().chain(&f.rev).map(move |&link| (fi, link)))
-        .enumerate()
-        .map(|(hop, (fi, link))| (fi, hop, link))
-}
-
-/// Length of the overlap of [a, b) with [lo, hi).
-#[inline]
-fn overlap(a: u64, b: u64, lo: u64, hi: u64) -> u64 {
-    b.min(hi).saturating_sub(a.max(lo))
 }
 
 impl Simulation {
@@ -191,11 +146,9 @@ impl Simulation {
                     tx_gen: 0,
                     // The queue-length integrals start at the warmup.
                     last_change: sc.warmup_ns,
-                    stats: LinkStats::default(),
-                    gauge_avg: sc.trace.links.contains(&(li as u32)).then(results::GaugeAverage::default),
-                    ledger: LinkLedger::default(),
-                    drops: PerReason::default(),
-                    marks: 0,
+                    counts: LinkCounters::default(),
+                    integrals: LinkIntegrals::default(),
+                    gauge_avg: sc.trace.links.contains(&(li as u32)).then(GaugeAverage::default),
                 }
             })
             .collect();
@@ -211,7 +164,13 @@ impl Simulation {
                 paths.extend_from_slice(path);
                 last_hop.extend((0..path.len()).map(|k| k + 1 == path.len()));
             }
-            flows.push(FlowRt { ledger: FlowLedger::default(), fwd, rev, stats: FlowStats::default() });
+            flows.push(FlowRt {
+                counts: FlowCounters::default(),
+                fwd,
+                rev,
+                app_delays: AppDelays::default(),
+                completed_at: None,
+            });
             let ids = FlowIds { flow: i as u32, src: f.src, dst: f.dst };
             // The start draw has its own stream, so jitter does not shift the flow's own draws.
             let mut when = f.when;
@@ -229,7 +188,7 @@ impl Simulation {
             "hops_by_flow walks the layout built here"
         );
         let hops = HopCounters::new(paths.len(), sc.warmup_ns > 0);
-        let series = results::SeriesRecorder::new(sc);
+        let series = SeriesRecorder::new(sc);
         if let Some(interval) = sc.trace.interval {
             sched.at(sc.warmup_ns.min(interval), Event::Sample);
         }
@@ -244,6 +203,7 @@ impl Simulation {
             paths,
             last_hop,
             hops,
+            window: Window::new(sc.warmup_ns > 0),
             events: 0,
             series,
             out: Outbox::default(),
@@ -290,7 +250,7 @@ impl Simulation {
     /// Packets taken by a transmitter, over every link and the whole run: the "simulated
     /// packets" of the benchmarks (one transmission over one link).
     pub fn transmissions(&self) -> u64 {
-        self.links.iter().map(|l| l.ledger.transmitted.pkts).sum()
+        self.links.iter().map(|l| l.counts.transmitted.pkts).sum()
     }
 
     /// Whether the run has reached its end.
@@ -334,7 +294,7 @@ impl Simulation {
             // Guards stop before the event or packet that would cross them, so the state stays
             // whole (the invariants hold, and results can still be read).
             if self.events >= max_events {
-                let (link, flow) = self.busiest();
+                let (link, flow) = invariants::busiest(self);
                 let link = link
                     .map(|(l, n)| format!("; busiest link '{}' ({n} packets offered)", self.sc.links[l].name))
                     .unwrap_or_default();
@@ -347,8 +307,8 @@ impl Simulation {
                     max_events
                 )));
             }
-            if t >= self.measure_from && self.hops.awaits_window() {
-                self.hops.start_window();
+            if t >= self.measure_from && self.window.waiting() {
+                self.start_window();
             }
             // Between events, where the invariants are defined (an event in hand is in neither
             // the queue of pending events nor yet where it puts its packet).
@@ -386,6 +346,11 @@ impl Simulation {
         Ok(())
     }
 
+    /// Check every invariant of [`crate::invariants`]; `Err` describes the first one broken.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        invariants::check(self)
+    }
+
     /// Panic if an invariant of [`crate::invariants`] is broken (debug builds check as they run).
     #[track_caller]
     pub fn assert_invariants(&self) {
@@ -401,39 +366,36 @@ impl Simulation {
         for l in &mut self.links {
             Self::touch(l, end, self.measure_from, self.end);
             if l.tx.is_some() {
-                l.stats.busy_ns += overlap(l.tx_start, end, self.measure_from, self.end);
+                l.integrals.busy_ns += overlap(l.tx_start, end, self.measure_from, self.end);
                 l.tx_start = end;
             }
         }
-        results::build(self, end)
+        results::build(self, end, self.series.finish(&self.sc))
+    }
+
+    /// The clock has reached the warmup: later events count in the window.
+    fn start_window(&mut self) {
+        self.window = Window::From(Snapshot {
+            links: self.links.iter().map(|l| l.counts.clone()).collect(),
+            flows: self.flows.iter().map(|f| f.counts.clone()).collect(),
+        });
+        self.hops.start_window();
     }
 
     /// Data packets of each flow still in queues or on the wire, counted from the arena.
     pub fn in_flight_by_flow(&self) -> Vec<u64> {
-        let mut counts = vec![0u64; self.flows.len()];
-        for id in self.pkts.live_ids() {
-            let p = &self.pkts[id];
-            if p.kind == PacketKind::Data {
-                counts[p.flow as usize] += 1;
-            }
-        }
-        counts
+        SimView::in_flight_by_flow(self)
     }
 
     // -----------------------------------------------------------------------------------------
-
-    #[inline]
-    fn measuring(&self, now: u64) -> bool {
-        now >= self.measure_from
-    }
 
     /// Add the time since the last change to the queue-length (and traced gauge) integrals.
     #[inline]
     fn touch(l: &mut LinkRt, now: u64, lo: u64, hi: u64) {
         let dt = overlap(l.last_change, now, lo, hi);
         if dt > 0 {
-            l.stats.area_pkts += l.q.len() as u128 * dt as u128;
-            l.stats.area_bytes += l.q.bytes() as u128 * dt as u128;
+            l.integrals.area_pkts += l.q.len() as u128 * dt as u128;
+            l.integrals.area_bytes += l.q.bytes() as u128 * dt as u128;
             if let Some(g) = &mut l.gauge_avg {
                 g.add(l.q.inner(), dt);
             }
@@ -444,24 +406,21 @@ impl Simulation {
     fn flush_outbox(&mut self, now: u64, agent: u32) -> Result<(), SimError> {
         let flow = (agent / 2) as usize;
         let is_sender = agent.is_multiple_of(2);
-        let measuring = self.measuring(now);
         let out = &mut self.out;
-        let st = &mut self.flows[flow].stats;
-        if measuring {
-            st.goodput_bytes += out.goodput_bytes;
-            st.timeouts += out.timeouts as u64;
-            for &r in &out.rtt_samples {
-                st.rtt_ns += r as u128;
-                st.rtt_samples += 1;
-            }
+        let f = &mut self.flows[flow];
+        f.counts.goodput_bytes += out.goodput_bytes;
+        f.counts.timeouts += out.timeouts as u64;
+        for &r in &out.rtt_samples {
+            f.counts.rtt_ns += r as u128;
+            f.counts.rtt_samples += 1;
+        }
+        if now >= self.measure_from {
             for &d in &out.app_delay_samples {
-                st.app_delay_ns += d as u128;
-                st.app_delay_sq_s2 += (d as f64 * 1e-9).powi(2);
-                st.app_delay_samples += 1;
+                f.app_delays.add(d);
             }
         }
-        if out.completed && st.completed_at.is_none() {
-            st.completed_at = Some(now);
+        if out.completed && f.completed_at.is_none() {
+            f.completed_at = Some(now);
         }
         for t in out.timers.drain(..) {
             self.sched.at(t.at.max(now), Event::Timer { agent, kind: t.kind, gen: t.gen });
@@ -474,20 +433,11 @@ impl Simulation {
             }
             p.sent_at = now;
             p.qdelay = 0;
-            if is_sender && p.kind == PacketKind::Data {
-                let st = &mut self.flows[flow].stats;
-                if measuring {
-                    st.sent_pkts += 1;
-                    st.sent_bytes += p.size as u64;
-                    if p.has(flags::RETX) {
-                        st.retransmits += 1;
-                    }
-                }
-            }
+            debug_assert_eq!(is_sender, p.kind == PacketKind::Data, "senders send data, receivers ACKs");
             let base = if is_sender { self.flows[flow].fwd } else { self.flows[flow].rev };
             p.at = base;
             let link = self.paths[base as usize];
-            self.flows[flow].ledger.sent(p.kind, p.size);
+            self.flows[flow].counts.send(p.kind, p.size, p.has(flags::RETX));
             let id = self.pkts.alloc(p);
             self.enqueue(now, link, id)?;
         }
@@ -500,18 +450,14 @@ impl Simulation {
 
     /// Packet `id` joins the queue of `link_id`, the hop of its path it is at (`Packet::at`).
     fn enqueue(&mut self, now: u64, link_id: u32, id: PacketId) -> Result<(), SimError> {
-        let measuring = self.measuring(now);
         let (lo, hi) = (self.measure_from, self.end);
         let l = &mut self.links[link_id as usize];
         Self::touch(l, now, lo, hi);
         let size = self.pkts[id].size;
         let hop_idx = self.pkts[id].at as usize;
         self.pkts[id].enq_at = now;
-        l.ledger.offered.add(size);
+        l.counts.offer(size);
         let full = l.q.is_full(size);
-        if measuring {
-            l.stats.arrivals += 1;
-        }
         self.hops.arrival(hop_idx, full);
         let mut cx =
             QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: l.tx };
@@ -521,31 +467,25 @@ impl Simulation {
             Verdict::Marked => {
                 self.trace(now, link_id, PacketEvent::Mark, id);
                 self.hops.mark(hop_idx);
-                if measuring {
-                    self.links[link_id as usize].marks += 1;
-                    self.flows[self.pkts[id].flow as usize].stats.marks += 1;
-                }
+                self.links[link_id as usize].counts.mark();
+                self.flows[self.pkts[id].flow as usize].counts.mark();
             }
-            Verdict::Dropped(reason) => {
-                self.links[link_id as usize].ledger.queue_dropped.add(size);
-                self.drop_packet(now, link_id, id, reason, false)
-            }
+            Verdict::Dropped(reason) => self.drop_packet(now, link_id, id, reason, DropPlace::Queued),
         }
         self.drop_victims(now, link_id);
         // After the victims: a victim in transmission lets the next packet start (Random Drop
         // with in_service_candidate admits the arrival into a full queue on those terms).
         let len = self.links[link_id as usize].q.len();
-        let stats = &mut self.links[link_id as usize].stats;
-        stats.max_len = stats.max_len.max(len);
+        let integrals = &mut self.links[link_id as usize].integrals;
+        integrals.max_len = integrals.max_len.max(len);
         debug_assert!(
-            crate::invariants::within_limit(self.links[link_id as usize].q.inner()),
+            invariants::within_limit(self.links[link_id as usize].q.inner()),
             "link '{}': queue over its limit",
             self.sc.links[link_id as usize].name
         );
         let busy = self.links[link_id as usize].tx.is_some();
         if len as u64 > self.sc.max_queue_pkts {
-            let main = self
-                .main_flow_in_queue(link_id as usize)
+            let main = invariants::main_flow_in_queue(self, link_id as usize)
                 .map(|(f, n)| format!(", {n} of them from flow '{}'", self.sc.flows[f].name))
                 .unwrap_or_default();
             return Err(SimError(format!(
@@ -563,41 +503,27 @@ impl Simulation {
 
     fn drop_victims(&mut self, now: u64, link_id: u32) {
         while let Some((victim, reason)) = self.victims.pop() {
-            let size = self.pkts[victim].size;
             let l = &mut self.links[link_id as usize];
             if l.tx == Some(victim) {
-                l.ledger.aborted.add(size);
                 // Dropped in service: abort the transmission; the line is free from now.
                 l.tx = None;
                 l.tx_gen = l.tx_gen.wrapping_add(1);
-                l.stats.busy_ns += overlap(l.tx_start, now, self.measure_from, self.end);
-                self.drop_packet(now, link_id, victim, reason, true);
+                l.integrals.busy_ns += overlap(l.tx_start, now, self.measure_from, self.end);
+                self.drop_packet(now, link_id, victim, reason, DropPlace::InService);
                 self.start_tx(now, link_id);
             } else {
-                l.ledger.queue_dropped.add(size);
-                self.drop_packet(now, link_id, victim, reason, false);
+                self.drop_packet(now, link_id, victim, reason, DropPlace::Queued);
             }
         }
     }
 
-    /// Account for and free a dropped packet; `departed` if the transmitter had taken it (a
-    /// transmission aborted, a packet lost on the wire), not if refused or taken from the queue.
-    fn drop_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason, departed: bool) {
+    /// Account for and free a packet dropped at `link_id`, from where it was.
+    fn drop_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason, place: DropPlace) {
         self.trace(now, link_id, PacketEvent::Drop(reason), id);
         let p = self.pkts[id];
-        let hi = p.at as usize;
-        self.hops.drop(hi, !departed);
-        let measuring = self.measuring(now);
-        self.flows[p.flow as usize].ledger.dropped(p.kind, p.size);
-        let st = &mut self.flows[p.flow as usize].stats;
-        if measuring {
-            self.links[link_id as usize].drops.add(reason);
-            if p.kind == PacketKind::Data {
-                st.drops.add(reason);
-            } else {
-                st.ack_drops += 1;
-            }
-        }
+        self.hops.drop(p.at as usize, place == DropPlace::Queued);
+        self.links[link_id as usize].counts.drop(p.size, reason, place);
+        self.flows[p.flow as usize].counts.drop(p.kind, p.size, reason);
         self.pkts.free(id);
     }
 
@@ -613,19 +539,14 @@ impl Simulation {
         let rate = l.rate_bps;
         self.drop_victims(now, link_id);
         let Some(id) = next else { return };
-        let measuring = self.measuring(now);
         let p = &mut self.pkts[id];
         let wait = now - p.enq_at;
         p.qdelay += wait;
         let size = p.size;
         let hi = p.at as usize;
         self.hops.departure(hi, wait);
-        self.links[link_id as usize].ledger.transmitted.add(size);
         let l = &mut self.links[link_id as usize];
-        if measuring {
-            l.stats.departures += 1;
-            l.stats.qdelay_ns += wait as u128;
-        }
+        l.counts.transmit(size, wait);
         l.tx = Some(id);
         l.tx_start = now;
         let gen = l.tx_gen;
@@ -637,13 +558,12 @@ impl Simulation {
         let (lo, hi) = (self.measure_from, self.end);
         let l = &mut self.links[link_id as usize];
         let id = l.tx.take().expect("a transmission was in progress");
-        l.stats.busy_ns += overlap(l.tx_start, now, lo, hi);
+        l.integrals.busy_ns += overlap(l.tx_start, now, lo, hi);
         let size = self.pkts[id].size;
         if l.loss > 0.0 && l.rng.chance(l.loss) {
-            self.links[link_id as usize].ledger.lost.add(size);
-            self.drop_packet(now, link_id, id, DropReason::LinkLoss, true);
+            self.drop_packet(now, link_id, id, DropReason::LinkLoss, DropPlace::OnWire);
         } else {
-            l.ledger.propagated.add(size);
+            l.counts.propagate(size);
             let at = now + l.delay_ns;
             self.sched.at(at, Event::Arrive { link: link_id, pkt: id });
         }
@@ -660,27 +580,15 @@ impl Simulation {
         let p = *p;
         self.pkts.free(id);
         let flow = p.flow as usize;
-        self.flows[flow].ledger.delivered(p.kind, p.size);
-        let agent = if p.kind == PacketKind::Data {
-            let st = &mut self.flows[flow].stats;
-            if now >= self.measure_from {
-                st.delivered_pkts += 1;
-                st.delivered_bytes += p.size as u64;
-                st.delay_ns += (now - p.sent_at) as u128;
-                st.qdelay_ns += p.qdelay as u128;
-            }
-            2 * flow as u32 + 1
-        } else {
-            2 * flow as u32
-        };
+        self.flows[flow].counts.deliver(p.kind, p.size, now - p.sent_at, p.qdelay);
+        let agent = if p.kind == PacketKind::Data { 2 * flow as u32 + 1 } else { 2 * flow as u32 };
         self.agents[agent as usize].inner_mut().on_packet(now, &p, &mut self.out);
         self.flush_outbox(now, agent)
     }
 
     /// The `max_packets` guard tripped: say where the packets are.
     fn too_many_packets(&self, now: u64) -> SimError {
-        let link = self
-            .fullest_link()
+        let link = invariants::fullest_link(self)
             .map(|(l, q, w)| {
                 format!(
                     "; link '{}' holds the most ({q} queued or in transmission, {w} on the wire)",
@@ -688,7 +596,7 @@ impl Simulation {
                 )
             })
             .unwrap_or_default();
-        let in_flight = self.in_flight_by_flow();
+        let in_flight = SimView::in_flight_by_flow(self);
         let flow = (0..in_flight.len())
             .max_by_key(|&f| (in_flight[f], std::cmp::Reverse(f)))
             .map(|f| {
@@ -709,6 +617,84 @@ impl Simulation {
     }
 }
 
+impl SimView for Simulation {
+    fn scenario(&self) -> &Scenario {
+        &self.sc
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn now(&self) -> u64 {
+        self.sched.now()
+    }
+    fn next_event_time(&self) -> Option<u64> {
+        self.sched.next_time()
+    }
+    fn peak_pending_events(&self) -> u64 {
+        self.sched.peak_len() as u64
+    }
+    fn events(&self) -> u64 {
+        self.events
+    }
+    fn measure_from(&self) -> u64 {
+        self.measure_from
+    }
+    fn end(&self) -> u64 {
+        self.end
+    }
+    fn wall_s(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+    fn loop_wall_s(&self) -> f64 {
+        self.loop_wall.as_secs_f64()
+    }
+    fn packets(&self) -> &PacketArena {
+        &self.pkts
+    }
+    fn on_wire(&self) -> impl Iterator<Item = (u32, PacketId)> + '_ {
+        self.sched.pending().filter_map(|e| match *e {
+            Event::Arrive { link, pkt } => Some((link, pkt)),
+            _ => None,
+        })
+    }
+    fn queue(&self, link: usize) -> &dyn QueueDisc {
+        self.links[link].q.inner()
+    }
+    fn in_service(&self, link: usize) -> Option<PacketId> {
+        self.links[link].tx
+    }
+    fn link_counts(&self, link: usize) -> &LinkCounters {
+        &self.links[link].counts
+    }
+    fn link_window(&self, link: usize) -> LinkCounters {
+        self.window.counts(&self.links[link].counts, |s| &s.links[link])
+    }
+    fn link_integrals(&self, link: usize) -> &LinkIntegrals {
+        &self.links[link].integrals
+    }
+    fn link_gauges(&self, link: usize) -> Option<&GaugeAverage> {
+        self.links[link].gauge_avg.as_ref()
+    }
+    fn flow_counts(&self, flow: usize) -> &FlowCounters {
+        &self.flows[flow].counts
+    }
+    fn flow_window(&self, flow: usize) -> FlowCounters {
+        self.window.counts(&self.flows[flow].counts, |s| &s.flows[flow])
+    }
+    fn app_delays(&self, flow: usize) -> &AppDelays {
+        &self.flows[flow].app_delays
+    }
+    fn completed_at(&self, flow: usize) -> Option<u64> {
+        self.flows[flow].completed_at
+    }
+    fn sender_gauges(&self, flow: usize, out: &mut Vec<(&'static str, f64)>) {
+        self.agents[2 * flow].inner().gauges(out)
+    }
+    fn hops(&self) -> &HopCounters {
+        &self.hops
+    }
+}
+
 #[cfg(test)]
 mod layout_tests {
     use super::*;
@@ -718,9 +704,9 @@ mod layout_tests {
     /// record (a field added in the wrong place would spread it over more).
     #[test]
     fn hot_fields_fit_in_four_cache_lines() {
-        let link_hot_end = offset_of!(LinkRt, ledger) + offset_of!(LinkLedger, queue_dropped);
+        let link_hot_end = offset_of!(LinkRt, counts) + offset_of!(LinkCounters, queue_dropped);
         assert!(link_hot_end <= 256, "link hot fields end at byte {link_hot_end}");
-        let flow_hot_end = offset_of!(FlowRt, stats) + offset_of!(FlowStats, rtt_samples);
+        let flow_hot_end = offset_of!(FlowRt, counts) + offset_of!(FlowCounters, dropped);
         assert!(flow_hot_end <= 256, "flow hot fields end at byte {flow_hot_end}");
     }
 }

@@ -7,8 +7,10 @@
 //! touches (arrivals, departures, queueing delay) in 32 bytes, two hops to a cache line; what
 //! only drops, marks and full queues touch in a parallel, colder array. Counts run over the
 //! whole run; the window's are the difference from a snapshot taken as the clock reaches the
-//! warmup, which spares the per-packet path a "measuring yet?" test. The packets a queue holds
-//! are not counted separately: they are the arrivals that have neither left nor been dropped.
+//! warmup ([`super::Window`]), as for every count. The packets a queue holds are not counted
+//! separately: they are the arrivals that have neither left nor been dropped.
+
+use super::{Counts, Window};
 
 /// One (flow, hop)'s counts over the window, for results.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -47,15 +49,26 @@ struct Cold {
     overflow_arrivals: u64,
 }
 
-/// Where the window's counts start from.
-#[derive(Clone, Debug)]
-enum Window {
-    /// No warmup: the window is the whole run.
-    WholeRun,
-    /// The clock has not reached the warmup yet: nothing counts.
-    NotYet,
-    /// Both arrays as the clock reached the warmup.
-    From(Vec<Hot>, Vec<Cold>),
+impl Counts for Hot {
+    fn since(&self, e: &Hot) -> Hot {
+        Hot {
+            arrivals: self.arrivals - e.arrivals,
+            departures: self.departures - e.departures,
+            qdelay_ns: self.qdelay_ns - e.qdelay_ns,
+            qdelay_sq_s2: self.qdelay_sq_s2 - e.qdelay_sq_s2,
+        }
+    }
+}
+
+impl Counts for Cold {
+    fn since(&self, e: &Cold) -> Cold {
+        Cold {
+            drops: self.drops - e.drops,
+            drops_before_departure: self.drops_before_departure - e.drops_before_departure,
+            marks: self.marks - e.marks,
+            overflow_arrivals: self.overflow_arrivals - e.overflow_arrivals,
+        }
+    }
 }
 
 /// The counters of every (flow, hop), indexed like the simulation's flattened paths.
@@ -63,14 +76,14 @@ enum Window {
 pub struct HopCounters {
     hot: Vec<Hot>,
     cold: Vec<Cold>,
-    window: Window,
+    /// Both arrays as the clock reached the warmup.
+    window: Window<(Vec<Hot>, Vec<Cold>)>,
 }
 
 impl HopCounters {
     /// Counters for `hops` hops; with `warmup`, the window waits for `start_window`.
     pub fn new(hops: usize, warmup: bool) -> Self {
-        let window = if warmup { Window::NotYet } else { Window::WholeRun };
-        HopCounters { hot: vec![Hot::default(); hops], cold: vec![Cold::default(); hops], window }
+        HopCounters { hot: vec![Hot::default(); hops], cold: vec![Cold::default(); hops], window: Window::new(warmup) }
     }
 
     #[inline]
@@ -112,30 +125,26 @@ impl HopCounters {
     /// Whether the window waits for the clock to reach the warmup.
     #[inline]
     pub fn awaits_window(&self) -> bool {
-        matches!(self.window, Window::NotYet)
+        self.window.waiting()
     }
 
     /// The clock has reached the warmup: later events count in the window.
     pub fn start_window(&mut self) {
-        self.window = Window::From(self.hot.clone(), self.cold.clone());
+        self.window = Window::From((self.hot.clone(), self.cold.clone()));
     }
 
     /// The counts of the window.
     pub fn window(&self, hop: usize) -> HopWindow {
-        let (h, c) = (self.hot[hop], self.cold[hop]);
-        let (h0, c0) = match &self.window {
-            Window::WholeRun => (Hot::default(), Cold::default()),
-            Window::NotYet => (h, c),
-            Window::From(hot, cold) => (hot[hop], cold[hop]),
-        };
+        let h = self.window.counts(&self.hot[hop], |(hot, _)| &hot[hop]);
+        let c = self.window.counts(&self.cold[hop], |(_, cold)| &cold[hop]);
         HopWindow {
-            arrivals: h.arrivals - h0.arrivals,
-            departures: h.departures - h0.departures,
-            drops: c.drops - c0.drops,
-            marks: c.marks - c0.marks,
-            overflow_arrivals: c.overflow_arrivals - c0.overflow_arrivals,
-            qdelay_ns: h.qdelay_ns - h0.qdelay_ns,
-            qdelay_sq_s2: h.qdelay_sq_s2 - h0.qdelay_sq_s2,
+            arrivals: h.arrivals,
+            departures: h.departures,
+            drops: c.drops,
+            marks: c.marks,
+            overflow_arrivals: c.overflow_arrivals,
+            qdelay_ns: h.qdelay_ns,
+            qdelay_sq_s2: h.qdelay_sq_s2,
         }
     }
 }
