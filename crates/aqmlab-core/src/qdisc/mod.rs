@@ -24,19 +24,9 @@ use crate::conf::{Fields, Limit, Result};
 use crate::packet::{PacketArena, PacketId};
 use crate::rng::SimRng;
 
-pub mod choke;
 #[cfg(test)]
 mod conformance;
-pub mod decbit;
-pub mod droptail;
-pub mod early_random_drop;
 pub mod fifo;
-pub mod fq;
-pub mod fq_bit;
-pub mod random_drop;
-pub mod red;
-pub mod sred;
-pub mod zl_red;
 
 /// Why a packet was dropped. The names are stable column names in results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -186,6 +176,10 @@ macro_rules! disciplines {
         inline: $( $ivariant:ident($imodule:ident :: $ity:ident) ),* ;
         boxed: $( $bvariant:ident($bmodule:ident :: $bty:ident) ),* $(,)?
     ) => {
+        // The modules themselves: a new one is its file and its line in the list below, no more.
+        $( pub mod $imodule; )*
+        $( pub mod $bmodule; )*
+
         /// Every discipline, in catalogue order.
         pub const REGISTRY: &[DisciplineInfo] = &[ $( $imodule::INFO, )* $( $bmodule::INFO, )* ];
 

@@ -19,14 +19,6 @@ use serde::Serialize;
 use super::rtt::RtoParams;
 use crate::conf::{Fields, Result};
 
-pub mod decbit;
-pub mod generic;
-pub mod newreno;
-pub mod reno;
-pub mod slowstart;
-pub mod tahoe;
-pub mod vegas;
-
 /// What the sender tells its controller about an acknowledgement. Counts are in segments.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AckInfo {
@@ -125,6 +117,10 @@ macro_rules! congestion_controls {
         inline: $( $ivariant:ident($imodule:ident :: $ity:ident) ),* ;
         boxed: $( $bvariant:ident($bmodule:ident :: $bty:ident) ),* $(,)?
     ) => {
+        // The modules themselves: a new one is its file and its line in the list below, no more.
+        $( pub mod $imodule; )*
+        $( pub mod $bmodule; )*
+
         /// Every congestion control, in catalogue order.
         pub const REGISTRY: &[CcInfo] = &[ $( $imodule::INFO, )* $( $bmodule::INFO, )* ];
 
