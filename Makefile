@@ -82,7 +82,7 @@ FUZZ_ENV = AQMLAB_FUZZ_SECS=$(FUZZ_SECS) $(if $(FUZZ_SEED),AQMLAB_FUZZ_SEED=$(FU
 
 fuzz:
 	ulimit -v $(FUZZ_MEMORY_KB) && $(FUZZ_ENV) cargo test --profile fuzz -p aqmlab-core --lib -- --ignored --nocapture fuzz_
-	ulimit -v $(FUZZ_MEMORY_KB) && $(FUZZ_ENV) cargo test --profile fuzz -p aqmlab-core --test fuzz -- --ignored --nocapture
+	ulimit -v $(FUZZ_MEMORY_KB) && $(FUZZ_ENV) cargo test --profile fuzz -p aqmlab-core --test core -- --ignored --nocapture fuzz::
 
 # long-run: a run of 1e8+ events (and of 1e6 and 1e7) through the Python API, each in its own
 # process; prints the peak resident memory of each, which must not grow with simulated time.

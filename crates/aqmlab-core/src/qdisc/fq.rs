@@ -53,7 +53,7 @@
 //! - A dropped arrival still moves its conversation's F (and activates it in the BR system):
 //!   R, N_ac, S and F depend on arrivals only, as the paper defines them.
 //!
-//! A consequence of charging for drops, which tests/fq.rs pins down: an unresponsive
+//! A consequence of charging for drops, which tests/core/fq.rs pins down: an unresponsive
 //! conversation above its fair share has F advancing at its own arrival rate / n_a, ahead
 //! of R, so overloaded conversations are served in increasing order of that rate: the
 //! lowest gets its whole demand and the highest what is left, possibly nothing (DKS's

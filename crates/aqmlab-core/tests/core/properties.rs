@@ -1,10 +1,10 @@
-//! Property tests over random small scenarios (tests/gen: random trees of links with random
+//! Property tests over random small scenarios (tests/core/gen.rs: random trees of links with random
 //! disciplines, random flows of every kind): the invariants of `aqmlab_core::invariants` hold
 //! throughout (time never goes back, queues within their limits, packets and bytes conserved
 //! per link and per flow), the results add up, and a run is a function of its seed: the same
 //! seed gives the same results whether run at once or in pieces.
 
-mod gen;
+use crate::gen;
 
 use aqmlab_core::{Results, Scenario, Simulation};
 
@@ -51,7 +51,7 @@ fn run_in_pieces(sc: &Scenario, seed: u64, text: &str) -> Results {
 #[test]
 fn the_generator_covers_every_discipline_flow_kind_and_congestion_control() {
     let registry: Vec<&str> = aqmlab_core::qdisc::REGISTRY.iter().map(|d| d.name).collect();
-    assert_eq!(registry, gen::DISCIPLINES, "a discipline was added: teach tests/gen/mod.rs its parameters");
+    assert_eq!(registry, gen::DISCIPLINES, "a discipline was added: teach tests/core/gen.rs its parameters");
     let kinds: Vec<&str> = aqmlab_core::app::REGISTRY.iter().map(|k| k.name).collect();
     assert_eq!(kinds, gen::FLOW_KINDS);
     let ccs: Vec<&str> = aqmlab_core::tcp::cc::REGISTRY.iter().map(|c| c.name).collect();

@@ -2,9 +2,7 @@
 //! of 2 to 7 nodes, links with random rates, delays, losses and queue disciplines (every
 //! discipline of the registry, with random valid parameters), and 1 to 6 flows of every kind
 //! (TCP under every congestion control) between random nodes. Shared by the property tests
-//! (tests/properties.rs) and the fuzz target that runs random scenarios (tests/fuzz.rs).
-
-#![allow(dead_code)]
+//! (properties.rs) and the fuzz target that runs random scenarios (fuzz.rs).
 
 use std::fmt::Write;
 

@@ -6,7 +6,7 @@
 //!   truncations) go to `Scenario::parse`, which must answer `Ok` or a `ScenarioError`, never
 //!   panic; what it accepts is run for a bounded number of events, which must end in results or
 //!   a `SimError`, with every invariant holding.
-//! - `fuzz_random_scenarios`: random scenarios (tests/gen) run in pieces with the invariants
+//! - `fuzz_random_scenarios`: random scenarios (tests/core/gen.rs) run in pieces with the invariants
 //!   checked after each.
 //! - The disciplines' targets (random parameters, arbitrary arrival and departure sequences)
 //!   are in src/qdisc/conformance.rs, beside the contract they check.
@@ -17,7 +17,7 @@
 //! it behind; inputs that panic are saved in target/fuzz-findings/ and listed when the target fails.
 //! Fixed findings go to tests/fuzz_regressions/, which `fuzz_regressions_stay_fixed` replays.
 
-mod gen;
+use crate::gen;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};

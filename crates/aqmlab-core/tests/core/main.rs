@@ -1,0 +1,18 @@
+//! The core's integration tests: one binary (linking a test binary is most of its build time,
+//! and twelve of them cost minutes on a loaded machine), one module per subject.
+//!
+//! `make test` runs them all; the `#[ignore]`d fuzz targets of [`fuzz`] run with `make fuzz`.
+
+mod bad_inputs;
+mod choke_models;
+mod choke_vs_red;
+mod foundation;
+mod fq;
+mod fuzz;
+mod gauge_means;
+mod gen;
+mod guards;
+mod properties;
+mod smoke;
+mod sred_flow_estimate;
+mod tcp;
