@@ -12,6 +12,7 @@ mod fuzz;
 mod gauge_means;
 mod gen;
 mod guards;
+mod overrides;
 mod properties;
 mod smoke;
 mod sred_flow_estimate;
