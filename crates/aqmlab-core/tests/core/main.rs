@@ -4,6 +4,7 @@
 //! `make test` runs them all; the `#[ignore]`d fuzz targets of [`fuzz`] run with `make fuzz`.
 
 mod bad_inputs;
+mod catalogue;
 mod choke_models;
 mod choke_vs_red;
 mod foundation;
