@@ -47,7 +47,16 @@ pub struct LinkSpec {
     pub delay_ns: u64,
     /// Probability that a transmitted packet is lost on the wire.
     pub loss: f64,
+    /// Router processing time: a packet that the router at `from` forwards into this link (not
+    /// one its source host sends) reaches the queue after a delay drawn uniformly from
+    /// `[0, processing_jitter_ns]`, arrivals keeping their order. 0: none (the default).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub processing_jitter_ns: u64,
     pub queue: QdiscParams,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 /// One flow, expanded.
@@ -478,6 +487,7 @@ struct LinkKeys<'t> {
     rate: Rate,
     delay: Duration,
     loss: Prob,
+    processing_jitter: Duration,
     queue_table: Option<(&'t Table, Origin)>,
     reverse_table: Option<(&'t Table, Origin)>,
 }
@@ -507,10 +517,15 @@ fn read_link_keys<'t>(f: &mut Fields<'t>) -> Result<LinkKeys<'t>> {
     f.ensure(rate.0 > 0, "rate", "must be above 0")?;
     let delay: Duration = f.or("delay", Duration(0), "propagation delay")?;
     let loss: Prob = f.or("loss", Prob(0.0), "probability that the wire loses a packet")?;
+    let processing_jitter: Duration = f.or(
+        "processing_jitter",
+        Duration(0),
+        "the forwarding router's processing time, uniform on [0, this], for packets it forwards into the link",
+    )?;
     let queue_table = f.table("queue", "output queue of both directions (default: droptail, limit 100): see below")?;
     let reverse_table =
         f.table("queue_reverse", "output queue of the second-to-first direction (default: as queue)")?;
-    Ok(LinkKeys { count, indices, between, name, rate, delay, loss, queue_table, reverse_table })
+    Ok(LinkKeys { count, indices, between, name, rate, delay, loss, processing_jitter, queue_table, reverse_table })
 }
 
 /// The keys every `[[flow]]` entry has (its kind reads the others).
@@ -672,8 +687,18 @@ impl<'a> Builder<'a> {
                 .unwrap_or_else(|| format!("#{}", self.links.len() / 2 + 1)),
         };
         let mut f = Fields::new(self.src, format!("link[{label}]"), t, at.clone());
-        let LinkKeys { count, indices, between, name, rate, delay, loss, queue_table, reverse_table } =
-            read_link_keys(&mut f)?;
+        let LinkKeys {
+            count,
+            indices,
+            between,
+            name,
+            rate,
+            delay,
+            loss,
+            processing_jitter,
+            queue_table,
+            reverse_table,
+        } = read_link_keys(&mut f)?;
         let queue = match queue_table {
             Some((qt, ref qat)) => read_queue(self.src, &format!("link[{label}].queue"), qt, qat.clone())?,
             None => QdiscParams::DropTail(qdisc::droptail::Params { limit: crate::conf::Limit::Packets(100) }),
@@ -739,6 +764,7 @@ impl<'a> Builder<'a> {
                     rate_bps: rate.0,
                     delay_ns: delay.0,
                     loss: loss.0,
+                    processing_jitter_ns: processing_jitter.0,
                     queue: q,
                 });
                 self.link_at.push(at.clone());

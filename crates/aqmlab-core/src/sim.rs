@@ -106,6 +106,9 @@ pub struct Simulation {
     hops: HopCounters,
     /// Where the window's link and flow counts start ([`crate::stats::Window`]).
     window: Window<Snapshot>,
+    /// Routers' processing times (`link.processing_jitter`); `None` when no link has one, so
+    /// a run without them draws nothing and takes no detour.
+    processing: Option<Box<Processing>>,
     events: u64,
     series: SeriesRecorder,
     out: Outbox,
@@ -117,6 +120,16 @@ pub struct Simulation {
     loop_wall: std::time::Duration,
     /// pcap files and the packet log, when `[trace]` asks for them ([`Simulation::trace_packets_to`]).
     tracer: Option<Box<PacketTracer>>,
+}
+
+/// The processing time of the router that forwards packets into each link (per link, by id).
+struct Processing {
+    jitter_ns: Vec<u64>,
+    /// When the last forwarded packet reaches the link's queue: later ones wait for it, as a
+    /// router's processor takes packets in turn (no reordering).
+    free_at: Vec<u64>,
+    /// One stream per link, so the draws shift no other randomness of the run.
+    rng: Vec<SimRng>,
 }
 
 impl Simulation {
@@ -188,6 +201,13 @@ impl Simulation {
             "hops_by_flow walks the layout built here"
         );
         let hops = HopCounters::new(paths.len(), sc.warmup_ns > 0);
+        let processing = sc.links.iter().any(|l| l.processing_jitter_ns > 0).then(|| {
+            Box::new(Processing {
+                jitter_ns: sc.links.iter().map(|l| l.processing_jitter_ns).collect(),
+                free_at: vec![0; sc.links.len()],
+                rng: sc.links.iter().map(|l| SimRng::stream(seed, &format!("processing:{}", l.name))).collect(),
+            })
+        });
         let series = SeriesRecorder::new(sc);
         if let Some(interval) = sc.trace.interval {
             sched.at(sc.warmup_ns.min(interval), Event::Sample);
@@ -204,6 +224,7 @@ impl Simulation {
             last_hop,
             hops,
             window: Window::new(sc.warmup_ns > 0),
+            processing,
             events: 0,
             series,
             out: Outbox::default(),
@@ -564,10 +585,33 @@ impl Simulation {
             self.drop_packet(now, link_id, id, DropReason::LinkLoss, DropPlace::OnWire);
         } else {
             l.counts.propagate(size);
-            let at = now + l.delay_ns;
+            let mut at = now + l.delay_ns;
+            if self.processing.is_some() {
+                at = self.processed_at(at, id);
+            }
             self.sched.at(at, Event::Arrive { link: link_id, pkt: id });
         }
         self.start_tx(now, link_id);
+    }
+
+    /// When packet `id`, reaching the far end of its current hop at `reach`, gets through the
+    /// processing of the router there (`reach` when that is its destination, or the next link
+    /// has no processing time). The packet counts as on the wire until then.
+    fn processed_at(&mut self, reach: u64, id: PacketId) -> u64 {
+        let hop = self.pkts[id].at as usize;
+        let Some(pr) = self.processing.as_deref_mut() else { return reach };
+        if self.last_hop[hop] {
+            return reach;
+        }
+        let next = self.paths[hop + 1] as usize;
+        let jitter = pr.jitter_ns[next];
+        if jitter == 0 {
+            return reach;
+        }
+        let wait = (pr.rng[next].uniform() * jitter as f64) as u64;
+        let at = (reach + wait).max(pr.free_at[next]);
+        pr.free_at[next] = at;
+        at
     }
 
     fn arrive(&mut self, now: u64, id: PacketId) -> Result<(), SimError> {

@@ -14,6 +14,7 @@ mod gauge_means;
 mod gen;
 mod guards;
 mod overrides;
+mod processing;
 mod properties;
 mod smoke;
 mod sred_flow_estimate;
