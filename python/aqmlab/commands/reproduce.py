@@ -11,8 +11,9 @@ from aqmlab.commands import Command, UsageError
 DESCRIPTION = """\
 Reproduce experiments of the four papers in scenarios/papers/. Each runs over several seeds
 (through the sweep machinery: resumable, every core) and writes, under OUT/ID/, comparison.csv
-(quantity, condition, paper_value, sim_mean, ci95_low, ci95_high, verdict), report.md (which
-explains every row that differs), figures as PNG and SVG, and OUT/index.html gathering them all.
+(quantity, condition, paper_value, sim_mean, ci95_low, ci95_high, verdict, basis, ...),
+report.md (which states the verdict rule and explains every row that is only consistent or
+differs), figures as PNG and SVG, and OUT/index.html gathering them all.
 IDs: see --list; `all` runs every one.
 """
 
@@ -56,8 +57,13 @@ def _positive(text: str) -> int:
 
 
 def handle(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     from aqmlab.reproduce import EXPERIMENTS, report
-    from aqmlab.reproduce.runner import counts, default_seeds, fmt, run_experiment
+    from aqmlab.reproduce.base import counts_line
+    from aqmlab.reproduce.report import interval_cell, paper_cell
+    from aqmlab.reproduce.runner import default_seeds, fmt, run_experiment
+    from aqmlab.reproduce.verdict import MIN_SEEDS
 
     if args.list:
         width = max(len(i) for i in EXPERIMENTS)
@@ -73,7 +79,9 @@ def handle(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out}: exists and is not a directory")
     seeds = default_seeds(1 if args.reduced else args.seeds)
-    totals = {"match": 0, "same-trend": 0, "differs": 0}
+    tables = []
+    if len(seeds) < MIN_SEEDS:
+        print(f"{len(seeds)} seed(s), under {MIN_SEEDS}: no intervals, so no interval-based verdicts", file=sys.stderr)
     failed_runs = 0
     for k, exp_id in enumerate(ids, 1):
         exp = EXPERIMENTS[exp_id]
@@ -89,25 +97,25 @@ def handle(args: argparse.Namespace) -> int:
             progress=not args.no_progress and None,
         )
         report.write(outcome, outdir)
-        c = counts(outcome.comparison)
-        for verdict in totals:
-            totals[verdict] += c[verdict]
-        failed_runs += len(outcome.failures)
-        print(f"\n{exp_id}: {c['match']} match, {c['same-trend']} same trend, {c['differs']} differ -> {outdir}/")
         table = outcome.comparison
+        tables.append(table)
+        failed_runs += len(outcome.failures)
+        print(f"\n{exp_id}: {counts_line(table)} -> {outdir}/")
         w = max(len(str(q)) for q in table["quantity"]) if len(table) else 8
         wc = max(len(str(q)) for q in table["condition"]) if len(table) else 9
-        print(f"  {'quantity':<{w}}  {'condition':<{wc}}  {'paper':>9}  {'aqmlab':>9}  {'95% interval':>21}  verdict")
+        print(
+            f"  {'quantity':<{w}}  {'condition':<{wc}}  {'paper':>9}  {'aqmlab':>9}  {'95% interval':>26}  verdict (basis)"
+        )
         for _, r in table.iterrows():
-            interval = f"[{fmt(r['ci95_low'])}, {fmt(r['ci95_high'])}]" if r["ci95_low"] == r["ci95_low"] else ""
             print(
-                f"  {r['quantity']:<{w}}  {r['condition']:<{wc}}  {fmt(r['paper_value']) or 'claim':>9}  "
-                f"{fmt(r['sim_mean']):>9}  {interval:>21}  {r['verdict']}"
+                f"  {r['quantity']:<{w}}  {r['condition']:<{wc}}  {paper_cell(r):>9}  "
+                f"{fmt(r['sim_mean']):>9}  {interval_cell(r):>26}  {r['verdict']} ({r['basis']})"
             )
         for failure in outcome.failures:
             print(f"  run failed: {failure}")
     index = report.index_html(args.out)
-    print(f"\nall: {totals['match']} match, {totals['same-trend']} same trend, {totals['differs']} differ; {index}")
+    everything = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=["verdict", "basis"])
+    print(f"\nall: {counts_line(everything)}; {index}")
     return 1 if failed_runs else 0
 
 

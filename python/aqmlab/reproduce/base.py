@@ -1,17 +1,13 @@
 """What a reproduction is: conditions to simulate, quantities to measure, published numbers to
-compare with, and the verdict rule.
+compare with.
 
 An :class:`Experiment` names a paper's table or figure. It runs one scenario file (or a few)
 under several *conditions* (override sets, such as the bottleneck's discipline), each over many
 seeds, through :func:`aqmlab.sweep`. From the stored results it *measures* named quantities per
-run; the runner averages them over seeds with a 95% confidence interval (Student's t), and
-every published number becomes one row of ``comparison.csv``:
-
-- ``match``: the paper's value lies inside the interval, or within the stated tolerance of the
-  mean (the papers report single runs, so a tolerance is the honest yardstick);
-- ``same-trend``: the value differs, but the paper's qualitative finding for that row holds
-  (checked by the experiment's own rule, stated in ``trend``);
-- ``differs``: neither; ``report.md`` explains why, row by row.
+run; the runner summarises them over seeds (mean, a 95% interval of the mean and of one run,
+within the range the quantity can take), and every published number becomes one row of
+``comparison.csv`` with a verdict (``match``, ``consistent``, ``same-trend``, ``differs``) and
+the basis it rests on, by the rule of :mod:`aqmlab.reproduce.verdict`.
 """
 
 from __future__ import annotations
@@ -23,9 +19,35 @@ from pathlib import Path
 
 import pandas as pd
 
+from aqmlab.reproduce.verdict import MATCH_TOLERANCE, MIN_SEEDS, VERDICTS, Interval, Row, decide, intervals
+
 PAPERS_DIR = Path(__file__).resolve().parents[3] / "scenarios" / "papers"
 
-VERDICTS = ("match", "same-trend", "differs")
+#: Ranges of quantities, by a part of their name (the first that occurs in it wins); the rest
+#: are counts, rates, times: never negative.
+UNIT = (0.0, 1.0)
+DOMAINS: tuple[tuple[str, tuple[float, float]], ...] = (
+    ("log_", (-math.inf, math.inf)),
+    ("wasted", (-math.inf, 1.0)),  # 1 - delivered / line capacity: negative when over
+    ("useful_deficit", (-math.inf, 1.0)),
+    ("_pct", (0.0, 100.0)),
+    ("jain", UNIT),
+    ("fraction", UNIT),
+    ("share_of_link", UNIT),
+    ("queue_share", UNIT),
+    ("ack_wait_share", UNIT),
+    ("utilization", UNIT),
+    ("line_busy", UNIT),
+    ("loss", UNIT),
+)
+
+
+def domain_of(quantity: str) -> tuple[float, float]:
+    """The range a quantity can take, from its name (see DOMAINS)."""
+    for part, domain in DOMAINS:
+        if part in quantity:
+            return domain
+    return (0.0, math.inf)
 
 
 @dataclass(frozen=True)
@@ -47,7 +69,14 @@ class Reference:
     value: float  # NaN for a purely qualitative claim
     source: str  # "Table 1", "Fig. 3 (text)"
     certainty: str  # certain, probable, uncertain, derived, text
-    tolerance: float = 0.10  # relative tolerance for "match"
+    #: Relative tolerance for "match": at most 10% (a larger one is read as 10%).
+    tolerance: float = MATCH_TOLERANCE
+    #: The number as the paper prints it ("0.50"): its last digit sets the precision a match
+    #: on ``precision`` allows. "" : taken from ``value`` (an integer prints without decimals).
+    printed: str = ""
+    #: How far a single run of the paper would be from the mean by chance, when the row knows
+    #: better than the spread over seeds: (basis, absolute half-width), e.g. a count of n.
+    spread: tuple[str, float] | None = None
     #: "" for a value; "min" / "max" when the paper states a bound ("more than 95%").
     bound: str = ""
     #: The paper's qualitative finding for this row, checked on the summary table;
@@ -94,34 +123,31 @@ class Experiment:
 # Statistics
 
 
-def t_quantile_975(dof: int) -> float:
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, dof))
-
-
 def summarise(measured: pd.DataFrame) -> pd.DataFrame:
-    """Mean and 95% interval over seeds per (quantity, condition)."""
+    """Per (quantity, condition): the number of seeds, the mean, the standard deviation, the 95%
+    interval of the mean and the 95% prediction interval of one run (see
+    :mod:`aqmlab.reproduce.verdict`; NaN under its MIN_SEEDS seeds)."""
     rows = []
     for (quantity, condition), group in measured.groupby(["quantity", "condition"], sort=False):
-        values = group["value"].astype(float).dropna()
-        n = len(values)
-        mean = float(values.mean()) if n else math.nan
-        if n >= 2:
-            half = t_quantile_975(n - 1) * float(values.std(ddof=1)) / math.sqrt(n)
-        else:
-            half = math.nan
+        values = group["value"].astype(float).dropna().tolist()
+        mean, sd, ci, pi = intervals(values, domain_of(str(quantity)))
         rows.append(
             {
                 "quantity": quantity,
                 "condition": condition,
-                "n": n,
+                "n": len(values),
                 "sim_mean": mean,
-                "ci95_low": mean - half if n >= 2 else math.nan,
-                "ci95_high": mean + half if n >= 2 else math.nan,
+                "sd": sd,
+                "ci95_low": ci.low,
+                "ci95_high": ci.high,
+                "run95_low": pi.low,
+                "run95_high": pi.high,
             }
         )
-    return pd.DataFrame(rows, columns=["quantity", "condition", "n", "sim_mean", "ci95_low", "ci95_high"])
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+SUMMARY_COLUMNS = ["quantity", "condition", "n", "sim_mean", "sd", "ci95_low", "ci95_high", "run95_low", "run95_high"]
 
 
 def value_of(summary: pd.DataFrame, quantity: str, condition: str) -> float:
@@ -130,32 +156,49 @@ def value_of(summary: pd.DataFrame, quantity: str, condition: str) -> float:
     return float(row["sim_mean"].iloc[0]) if len(row) else math.nan
 
 
-def verdict(ref: Reference, row: Mapping[str, float], summary: pd.DataFrame) -> str:
-    mean, low, high = row["sim_mean"], row["ci95_low"], row["ci95_high"]
-    if ref.bound and not math.isnan(mean):
-        if (ref.bound == "min" and mean >= ref.value) or (ref.bound == "max" and mean <= ref.value):
-            return "match"
-    elif not math.isnan(ref.value) and not math.isnan(mean):
-        inside = not math.isnan(low) and low <= ref.value <= high
-        scale = max(abs(ref.value), 1e-12)
-        close = abs(mean - ref.value) <= ref.tolerance * scale
-        if inside or close:
-            return "match"
-    if ref.trend is not None and ref.trend[1](summary):
-        return "same-trend"
-    return "differs"
+def printed_form(ref: Reference) -> str:
+    """The paper's number as printed: the reference's own, else its value (integers bare)."""
+    if ref.printed or math.isnan(ref.value):
+        return ref.printed
+    return str(int(ref.value)) if float(ref.value).is_integer() else repr(float(ref.value))
+
+
+def verdict(ref: Reference, row: Mapping[str, float], summary: pd.DataFrame) -> tuple[str, str]:
+    """(verdict, basis) of one reference against its summary row."""
+    mean = float(row["sim_mean"])
+    trend_holds = None if ref.trend is None else bool(ref.trend[1](summary))
+    return decide(
+        Row(
+            paper=ref.value,
+            printed=printed_form(ref),
+            mean=mean,
+            ci=Interval(float(row["ci95_low"]), float(row["ci95_high"])),
+            pi=Interval(float(row["run95_low"]), float(row["run95_high"])),
+            bound=ref.bound,
+            tolerance=ref.tolerance,
+            spread=ref.spread,
+            trend_holds=trend_holds,
+        )
+    )
+
+
+def interval_note(row: Mapping[str, float]) -> str:
+    """Why a row has no usable interval ("" when it has one)."""
+    if int(row["n"]) < MIN_SEEDS:
+        return f"no interval: {int(row['n'])} seed(s)"
+    if not Interval(float(row["ci95_low"]), float(row["ci95_high"])).informative(float(row["sim_mean"])):
+        return "uninformative"
+    return ""
 
 
 def compare(experiment: Experiment, summary: pd.DataFrame) -> pd.DataFrame:
     """The comparison table: one row per published number or claim."""
     rows = []
+    empty = {c: math.nan for c in SUMMARY_COLUMNS} | {"n": 0}
     for ref in experiment.references():
         match = summary[(summary["quantity"] == ref.quantity) & (summary["condition"] == ref.condition)]
-        row = (
-            match.iloc[0].to_dict()
-            if len(match)
-            else {"sim_mean": math.nan, "ci95_low": math.nan, "ci95_high": math.nan, "n": 0}
-        )
+        row = match.iloc[0].to_dict() if len(match) else empty
+        verdict_, basis = verdict(ref, row, summary)
         rows.append(
             {
                 "quantity": ref.quantity,
@@ -164,10 +207,17 @@ def compare(experiment: Experiment, summary: pd.DataFrame) -> pd.DataFrame:
                 "sim_mean": row["sim_mean"],
                 "ci95_low": row["ci95_low"],
                 "ci95_high": row["ci95_high"],
-                "verdict": verdict(ref, row, summary),
+                "verdict": verdict_,
+                "basis": basis,
+                "interval_note": interval_note(row),
+                "run95_low": row["run95_low"],
+                "run95_high": row["run95_high"],
+                "printed": printed_form(ref),
+                "bound": ref.bound,
                 "source": ref.source,
                 "certainty": ref.certainty,
-                "tolerance": ref.tolerance,
+                "tolerance": min(ref.tolerance, MATCH_TOLERANCE),
+                "spread": f"{ref.spread[0]}: +-{ref.spread[1]:.4g}" if ref.spread else "",
                 "trend": ref.trend[0] if ref.trend else "",
                 "explanation": ref.explanation,
                 "seeds": int(row["n"]),
@@ -176,7 +226,34 @@ def compare(experiment: Experiment, summary: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-COMPARISON_COLUMNS = ["quantity", "condition", "paper_value", "sim_mean", "ci95_low", "ci95_high", "verdict"]
+def counts(comparison: pd.DataFrame) -> dict[str, int]:
+    """Rows per verdict (every verdict present, in VERDICTS order)."""
+    return (
+        {v: int((comparison["verdict"] == v).sum()) for v in VERDICTS}
+        if len(comparison)
+        else dict.fromkeys(VERDICTS, 0)
+    )
+
+
+def basis_counts(comparison: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """Rows per verdict and basis: {verdict: {basis: rows}}."""
+    out: dict[str, dict[str, int]] = {v: {} for v in VERDICTS}
+    for (v, b), group in comparison.groupby(["verdict", "basis"], sort=True) if len(comparison) else []:
+        out[str(v)][str(b)] = len(group)
+    return out
+
+
+def counts_line(comparison: pd.DataFrame) -> str:
+    """'12 match (interval 3, precision 4, within 10% 5), 2 consistent (...), 1 same-trend, 0 differs'."""
+    c, b = counts(comparison), basis_counts(comparison)
+    parts = []
+    for v in VERDICTS:
+        detail = ", ".join(f"{basis} {n}" for basis, n in sorted(b[v].items(), key=lambda kv: -kv[1]))
+        parts.append(f"{c[v]} {v}" + (f" ({detail})" if detail else ""))
+    return ", ".join(parts)
+
+
+COMPARISON_COLUMNS = ["quantity", "condition", "paper_value", "sim_mean", "ci95_low", "ci95_high", "verdict", "basis"]
 
 
 def per_flow(flows: pd.DataFrame, column: str, quantity: Callable[[pd.Series], str]) -> pd.DataFrame:

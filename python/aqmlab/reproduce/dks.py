@@ -148,20 +148,14 @@ class Published:
     note: str = ""
 
 
-def _tolerance(metric: str, certainty: str, value: float) -> float:
-    """Relative tolerance: 10% (throughput, RTT) or 30% (retransmissions, drops) for probable
-    values, 25% and 50% for uncertain ones. For counts never less than 10 packets, nor than
-    2 sqrt(n): the paper's numbers are single runs, and a count of n spreads by about that much
-    by chance alone (a Telnet's ~100 packets are a Poisson count)."""
-    count = metric in ("throughput", "retx", "drops")
-    sure = certainty in ("probable", "certain")
-    if metric in ("retx", "drops"):
-        base = 0.30 if sure else 0.50
-    else:
-        base = 0.10 if sure else 0.25
-    if count and value > 0:
-        base = max(base, 10.0 / value, 2.0 / math.sqrt(value))
-    return base
+def _spread(metric: str, value: float) -> tuple[str, float] | None:
+    """The chance spread of a count: the paper's numbers are single runs, and a count of n
+    packets (throughput, retransmissions, drops) spreads by about 2 sqrt(n) by chance alone (a
+    Telnet's ~100 packets are a Poisson count); a count printed as 0 may come from a mean of a
+    few, hence sqrt(max(n, 1)). Other metrics have none of their own."""
+    if metric in ("throughput", "retx", "drops"):
+        return ("count 2 sqrt(n)", 2.0 * math.sqrt(max(value, 1.0)))
+    return None
 
 
 def references_from(
@@ -208,7 +202,7 @@ def references_from(
                     v,
                     source,
                     pub.certainty,
-                    tolerance=_tolerance(pub.metric, pub.certainty, v),
+                    spread=_spread(pub.metric, v),
                     trend=trend,
                     explanation=explain(pub),
                 )

@@ -93,18 +93,16 @@ def packets(exp: str, cls: str, rdcr: str) -> float:
     return TABLE4[(cls, rdcr)][exp] * INTERVAL_S / MSS * (6 if cls == "SR" else 1)
 
 
-def binomial_tolerance(pct: float, n: float) -> float:
-    """Relative tolerance of a percentage measured on n packets: two binomial standard errors,
-    at least 10%."""
-    p = pct / 100
-    if p <= 0 or n <= 0:
-        return 0.10
-    return max(0.10, 2 * math.sqrt(p * (1 - p) / n) / p)
+def binomial_spread(pct: float, n: float) -> tuple[str, float]:
+    """The chance spread of a percentage of n packets: two binomial standard errors, in points
+    (a 0 printed from a handful of packets is read as at most one of them)."""
+    p = min(max(pct / 100, 1 / n), 0.5) if n > 0 else 0.5
+    return ("binomial 2 s.e.", 200 * math.sqrt(p * (1 - p) / max(n, 1)))
 
 
-def count_tolerance(n: float) -> float:
-    """Relative tolerance of a rate measured by counting n packets: 2 / sqrt(n), at least 10%."""
-    return max(0.10, 2 / math.sqrt(n)) if n > 0 else 0.10
+def count_spread(value: float, n: float) -> tuple[str, float]:
+    """The chance spread of a rate counted over n packets: a fraction 2 / sqrt(n) of it."""
+    return ("count 2 sqrt(n)", value * 2 / math.sqrt(max(n, 1)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -310,7 +308,7 @@ class MankinExperiment(Experiment):
                             value,
                             "Table 1",
                             "certain",
-                            tolerance=binomial_tolerance(value, packets(e, cls, rdcr)),
+                            spread=binomial_spread(value, packets(e, cls, rdcr)),
                             trend=trend,
                             explanation=why,
                         )
@@ -325,7 +323,7 @@ class MankinExperiment(Experiment):
                     value,
                     "Table 2",
                     "certain",
-                    tolerance=binomial_tolerance(value, packets(e, "LR", "on")),
+                    spread=binomial_spread(value, packets(e, "LR", "on")),
                     trend=None if structural else rules["overflow_mechanism"],
                     explanation=ZERO_WHY if structural else OVERFLOW_WHY,
                 )
@@ -372,7 +370,7 @@ class MankinExperiment(Experiment):
                     TABLE4[("LR", rdcr)][e],
                     "Table 4",
                     "certain",
-                    tolerance=count_tolerance(packets(e, "LR", rdcr)),
+                    spread=count_spread(TABLE4[("LR", rdcr)][e], packets(e, "LR", rdcr)),
                     trend=trend,
                     explanation=LR_THROUGHPUT_WHY,
                 )
@@ -525,7 +523,7 @@ LOCKOUT = (
     "then RDCR does raise its drops, as the paper found in Exp. I"
 )
 LR_DROP_WHY = (
-    "the paper's LR percentages count a handful of drops among a few dozen packets (tolerance: two "
+    "the paper's LR percentages count a handful of drops among a few dozen packets (chance spread, a consistent row: two "
     "binomial standard errors of its own count). Beyond that: " + LOCKOUT + "; and " + PHASE
 )
 SR_DROP_WHY = (
@@ -535,7 +533,7 @@ SR_DROP_WHY = (
 )
 OVERFLOW_WHY = (
     "counted as in the paper: LR arrivals that found 30 packets waiting; like Table 1, a few events "
-    "among a few dozen LR packets (tolerance: two binomial standard errors). Whether LR finds a "
+    "among a few dozen LR packets (chance spread, a consistent row: two binomial standard errors). Whether LR finds a "
     "downstream queue full is a matter of phase: " + PHASE
 )
 DELAY_WHY = (
@@ -557,7 +555,7 @@ DELAY_SD_WHY = (
     "claim rests on it"
 )
 LR_THROUGHPUT_WHY = (
-    "LR's throughput is a few dozen to a few hundred packets in 360 s (tolerance: 2/sqrt(count)). "
+    "LR's throughput is a few dozen to a few hundred packets in 360 s (chance spread, a consistent row: 2/sqrt(count)). "
     "Each drop costs LR a retransmission timeout (srtt + 4 rttvar, about 10 s behind an 8 s queue, "
     "rounded to the 500 ms tick) and a slow start, so its throughput hangs on 4.3BSD's RTO "
     "arithmetic, which the paper does not give; with RDCR on our LR gets an equal share (7 "

@@ -7,7 +7,7 @@ again with more seeds only simulates the new ones.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,7 +99,3 @@ def fmt(x: float, digits: int = 4) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return ""
     return f"{x:.{digits}g}"
-
-
-def counts(comparison: pd.DataFrame) -> Mapping[str, int]:
-    return {v: int((comparison["verdict"] == v).sum()) for v in ("match", "same-trend", "differs")}
