@@ -18,7 +18,7 @@ import pytest
 
 import aqmlab
 from aqmlab.plot import quantity, summarize, t_interval
-from aqmlab.store import RunRecord, Store, StoreError
+from aqmlab.sweep.store import RunRecord, Store, StoreError
 from aqmlab.sweep import SweepError, SweepSpec, build_identity, plan, scenario_hash
 from support import REPO_ROOT, run_cli
 
@@ -442,10 +442,10 @@ def test_a_bad_base_scenario_or_description_stops_before_running(sweep_dir: Path
 
 
 def _record(seed: int, results: dict | None = None, **changes) -> RunRecord:
-    fields = {
-        "scenario_hash": "h" * 64, "seed": seed, "status": "done", "error": None, "sweep": "t", "scenario": "s",
-        "params": {"flow.udp.rate": "1Mbps"}, "aqmlab_version": "0", "wall_s": 0.1, "results": results,
-    }  # fmt: skip
+    fields = dict(
+        scenario_hash="h" * 64, seed=seed, status="done", error=None, sweep="t", scenario="s",
+        params={"flow.udp.rate": "1Mbps"}, aqmlab_version="0", wall_s=0.1, results=results,
+    )  # fmt: skip
     fields.update(changes)
     return RunRecord(**fields)
 
@@ -505,8 +505,8 @@ def test_a_store_in_use_or_of_another_kind_is_refused(tmp_path: Path):
     path = tmp_path / "s.duckdb"
     with Store(path):
         other = subprocess.run(
-            [sys.executable, "-c", f"from aqmlab.store import Store; Store({str(path)!r})"],
-            capture_output=True, text=True, check=False,
+            [sys.executable, "-c", f"from aqmlab.sweep.store import Store; Store({str(path)!r})"],
+            capture_output=True, text=True,
         )  # fmt: skip
         assert other.returncode != 0 and "open in another process" in other.stderr
     with duckdb.connect(str(tmp_path / "other.duckdb")) as con:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -11,10 +13,25 @@ from pathlib import Path
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a part.
 
-    The temporary file sits in the same directory, because ``os.replace`` is atomic only within
-    one file system.
+    A symlink is written through (its target is replaced, the link kept); a character device or a
+    FIFO (``/dev/null``, a named pipe) is written to directly; any other kind of file is refused.
+
+        The temporary file sits in the same directory, because ``os.replace`` is atomic only within
+        one file system.
     """
-    target = Path(path)
+    # Through symlinks: the link stays and its target gets the new text (a dangling link: created).
+    target = Path(os.path.realpath(path))
+    try:
+        kind = target.stat().st_mode
+    except FileNotFoundError:
+        kind = None
+    if kind is not None and not stat.S_ISREG(kind):
+        if stat.S_ISCHR(kind) or stat.S_ISFIFO(kind):
+            # /dev/null, /dev/stdout, a named pipe: written to as they are, never replaced by a file.
+            with open(target, "w", encoding="utf-8") as stream:
+                stream.write(text)
+            return
+        raise OSError(errno.EINVAL, "not a regular file, a character device or a FIFO (refusing to replace it)")
     fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as file:

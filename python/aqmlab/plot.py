@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from aqmlab.store import Store, quote, stale_warning
+from aqmlab.sweep.store import Store, quote, stale_warning
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -30,6 +30,8 @@ class Results:
     """
 
     def __init__(self, raw: Mapping[str, Any]):
+        if not isinstance(raw, Mapping):
+            raise TypeError(f"raw: expected the results JSON as a dict, got {type(raw).__name__}")
         found = raw.get("format")
         if found != RESULTS_FORMAT:
             raise ValueError(f"unsupported results format {found!r} (expected {RESULTS_FORMAT!r})")
@@ -42,7 +44,14 @@ class Results:
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Results:
         """Results saved earlier, e.g. by ``aqmlab run --out FILE``."""
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        text = Path(path).read_text(encoding="utf-8")
+        try:
+            raw = json.loads(text)
+        except ValueError as error:
+            raise ValueError(f"{os.fspath(path)}: not a results JSON file: {error}") from None
+        if not isinstance(raw, Mapping):
+            raise ValueError(f"{os.fspath(path)}: not a results JSON file: a {type(raw).__name__}, not an object")
+        return cls(raw)
 
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.raw, indent=indent)

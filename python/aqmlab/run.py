@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from aqmlab import _core
+from aqmlab._args import check_overrides, check_seed, shown
 from aqmlab._core import Scenario
 from aqmlab.progress import ProgressReporter
 from aqmlab.results import Results
@@ -33,6 +34,12 @@ def run(
     required when the scenario asks for them.
     Raises ScenarioError for a bad scenario and SimulationError for a run that cannot finish.
     """
+    seed = check_seed(seed)
+    if not (progress is None or isinstance(progress, bool) or callable(progress)):
+        raise TypeError(
+            f"progress: expected True (a report on stderr), False or None, or a callable "
+            f"(sim_time_s, duration_s, events), got {shown(progress)} ({type(progress).__name__})"
+        )
     scenario = _as_scenario(scenario_or_path, overrides)
     if scenario.wants_packet_traces and traces_dir is None:
         raise ValueError(
@@ -80,9 +87,17 @@ def _as_scenario(
     scenario_or_path: Scenario | str | os.PathLike[str] | Mapping[str, object], overrides: Overrides | None
 ) -> Scenario:
     if isinstance(scenario_or_path, Scenario):
-        if overrides:
-            raise ValueError("overrides apply while loading: pass a path, or use aqmlab.load(path, overrides)")
+        if check_overrides(overrides):
+            raise ValueError(
+                "overrides: they apply while loading, so not to a loaded Scenario: pass the path, "
+                "or use aqmlab.load(path, overrides)"
+            )
         return scenario_or_path
     if isinstance(scenario_or_path, Mapping):
         return from_dict(scenario_or_path, overrides=overrides)
+    if not isinstance(scenario_or_path, (str, os.PathLike)):
+        raise TypeError(
+            "scenario_or_path: expected a Scenario, a path to a scenario file or a dict shaped like one, "
+            f"got {shown(scenario_or_path)} ({type(scenario_or_path).__name__})"
+        )
     return load(scenario_or_path, overrides)

@@ -16,6 +16,7 @@ from pathlib import Path
 import tomli_w
 
 from aqmlab import _core
+from aqmlab._args import check_overrides, check_path, check_text, check_tree, shown
 from aqmlab._core import Scenario, ScenarioError
 
 # {"simulation.seed": 3} or [("simulation.seed", "3")]: values mean what VALUE means in `--set KEY=VALUE`;
@@ -30,13 +31,16 @@ def load(path: PathLike, overrides: Overrides | None = None) -> Scenario:
     Raises ScenarioError ("PATH: cannot read: ..." when the file itself is the problem,
     "PATH:LINE: FIELD: ..." when its content is).
     """
-    path_text = os.fspath(path)
-    return _core.parse_scenario(read_scenario_text(path_text), path_text, override_pairs(overrides))
+    path_text = check_path(path, "path")
+    pairs = override_pairs(check_overrides(overrides))
+    return _core.parse_scenario(read_scenario_text(path_text), path_text, pairs)
 
 
 def loads(text: str, name: str = "<string>", overrides: Overrides | None = None) -> Scenario:
     """Parse and validate TOML text; ``name`` stands for the file name in error messages."""
-    return _core.parse_scenario(text, name, override_pairs(overrides))
+    check_text(text, "text")
+    check_text(name, "name")
+    return _core.parse_scenario(text, name, override_pairs(check_overrides(overrides)))
 
 
 def from_dict(data: Mapping[str, object], name: str = "<dict>", overrides: Overrides | None = None) -> Scenario:
@@ -45,6 +49,13 @@ def from_dict(data: Mapping[str, object], name: str = "<dict>", overrides: Overr
     Line numbers in errors refer to the TOML text generated from ``data``; the field names are
     the useful part.
     """
+    check_text(name, "name")
+    if not isinstance(data, Mapping):
+        raise TypeError(
+            f"data: expected a dict shaped like a scenario file ({{'simulation': {{...}}, 'link': [...], "
+            f"'flow': [...]}}), got {shown(data)} ({type(data).__name__})"
+        )
+    check_tree(data, "data", name)
     try:
         text = tomli_w.dumps(data)
     except (TypeError, ValueError) as error:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aqmlab.store import NotAStoreError, Store
+from aqmlab.sweep.store import NotAStoreError, Store
 from support import run_cli
 
 BASE = """\

@@ -58,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     from aqmlab.plot import PlotError, draw, summarize
-    from aqmlab.store import NotAStoreError, StoreError
+    from aqmlab.sweep.store import NotAStoreError, StoreError
 
     if args.out.suffix.lower() not in FORMATS:
         raise UsageError(f"--out {args.out}: expected a file name ending in {', '.join(FORMATS)}")

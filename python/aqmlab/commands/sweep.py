@@ -65,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from aqmlab.store import NotAStoreError, Store, StoreError
+    from aqmlab.sweep.store import NotAStoreError, Store, StoreError
     from aqmlab.sweep import SweepAborted, SweepError, SweepRun, SweepSpec, check_executor, plan
 
     try:
@@ -135,7 +135,7 @@ def handle(args: argparse.Namespace) -> int:
 def _dry_run(the_plan, store_path: Path) -> int:
     import pandas as pd
 
-    from aqmlab.store import NotAStoreError, Store, StoreError
+    from aqmlab.sweep.store import NotAStoreError, Store, StoreError
 
     runs = the_plan.runs()
     keys = [(point.scenario_hash, seed) for point, seed in runs]

@@ -1,0 +1,356 @@
+"""Where runs execute: in this process, in a local process pool, or on a Dask cluster.
+
+Each executor yields :class:`RunOutcome`s as runs finish; only the sweep's own process writes the
+store. Workers get everything a run needs in a small picklable :class:`RunTask` and check that
+they expand the scenario to the same hash as the sweep's process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import re
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from aqmlab import _core
+from aqmlab._args import shown
+from aqmlab._core import ScenarioError, SimulationError
+from aqmlab.sweep.build import build_identity
+from aqmlab.sweep.orphans import PARENT_PID_VARIABLE, die_with_parent
+from aqmlab.sweep.plan import scenario_hash
+from aqmlab.sweep.spec import SweepError
+
+
+class SweepAborted(RuntimeError):
+    """The sweep could not go on (a worker process died, the cluster went away); stored runs are kept."""
+
+
+@dataclass(frozen=True)
+class RunTask:
+    """Everything a worker needs for one run; small and picklable (no file access on the worker)."""
+
+    scenario_hash: str
+    seed: int
+    base_text: str
+    base_path: str
+    overrides: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    scenario_hash: str
+    seed: int
+    status: str  # "done" or "failed"
+    results_json: str | None
+    error: str | None
+    wall_s: float  # time spent parsing and running, on the worker
+    aqmlab_version: str
+    build: str | None = None  # build_identity() of the process that ran it
+
+
+def execute_run(task: RunTask) -> RunOutcome:
+    """Run one (scenario, seed); a run that cannot finish comes back as a failed outcome, not an exception."""
+    started = time.perf_counter()
+    version = _core.version()
+    build = build_identity()
+
+    def failed(message: str) -> RunOutcome:
+        wall_s = time.perf_counter() - started
+        return RunOutcome(task.scenario_hash, task.seed, "failed", None, message, wall_s, version, build)
+
+    try:
+        scenario = _core.parse_scenario(task.base_text, task.base_path, list(task.overrides))
+        found = scenario_hash(scenario)
+        if found != task.scenario_hash:
+            return failed(
+                f"this worker (aqmlab {version}) expands the scenario differently from the sweep's process "
+                f"(hash {found[:12]}, expected {task.scenario_hash[:12]}); install the same aqmlab everywhere"
+            )
+        results_json = _core.run(scenario, task.seed, None)
+    except ScenarioError as error:
+        return failed(f"ScenarioError: {error}")
+    except SimulationError as error:
+        return failed(f"SimulationError: {error}")
+    except Exception as error:  # a bug, not the user's; keep the sweep going and say what it was
+        return failed(f"{type(error).__name__}: {error}")
+    return RunOutcome(
+        task.scenario_hash, task.seed, "done", results_json, None, time.perf_counter() - started, version, build
+    )
+
+
+def _worker_version() -> str:
+    return build_identity()
+
+
+class Serial:
+    description = "serial (in this process)"
+
+    def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[RunOutcome]:
+        for task in tasks:
+            yield execute_run(task)
+
+    def close(self, abort: bool = False) -> None:
+        pass
+
+
+def _windowed(submit, wait_first, result, tasks: Sequence[RunTask], window) -> Iterator[RunOutcome]:
+    """Keep about ``window()`` runs submitted; yield outcomes as they finish, refilling first.
+
+    A bounded window keeps the scheduler's queue short and memory flat for large sweeps, and an
+    interrupted sweep has little to cancel.
+    """
+    queue = iter(tasks)
+    pending: set = set()
+
+    def fill() -> None:
+        while len(pending) < window():
+            task = next(queue, None)
+            if task is None:
+                return
+            pending.add(submit(task))
+
+    fill()
+    while pending:
+        done, not_done = wait_first(pending)
+        pending.clear()
+        pending.update(not_done)
+        fill()  # before handing the finished runs over, so workers stay busy while they are stored
+        for future in done:
+            yield result(future)
+
+
+class _ProcessPool:
+    def __init__(self, workers: int):
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawn: workers start from a clean interpreter, not a fork of this process (which holds
+        # the store's connection and threads), and are this process's children, so they can tell
+        # when it dies. (forkserver workers are the fork server's children, and it outlives a
+        # parent killed with SIGKILL as long as they live: they would wait for work forever.)
+        context = multiprocessing.get_context("spawn")
+        self.workers = workers
+        self.description = f"process pool of {workers} workers"
+        self.pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_init_pool_worker, initargs=(os.getpid(),)
+        )
+        self._pending: set = set()
+
+    def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[RunOutcome]:
+        from concurrent.futures import FIRST_COMPLETED, wait
+
+        from concurrent.futures.process import BrokenProcessPool
+
+        broken = "a worker process died (killed, out of memory, crashed, or aqmlab failed to import in it)"
+
+        def submit(task):
+            try:
+                future = self.pool.submit(execute_run, task)
+            except BrokenProcessPool:
+                raise SweepAborted(broken) from None
+            self._pending.add(future)
+            return future
+
+        def wait_first(pending):
+            return wait(pending, return_when=FIRST_COMPLETED)
+
+        def result(future) -> RunOutcome:
+            self._pending.discard(future)
+            try:
+                return future.result()
+            except BrokenProcessPool:
+                raise SweepAborted(broken) from None
+
+        return _windowed(submit, wait_first, result, tasks, lambda: 2 * self.workers)
+
+    def close(self, abort: bool = False) -> None:
+        if abort:
+            for future in self._pending:
+                future.cancel()
+            # The runs in flight would otherwise finish before shutdown returns; they would be lost
+            # anyway (nobody stores them), so stop them now. Python 3.14 has terminate_workers().
+            terminate = getattr(self.pool, "terminate_workers", None)
+            if terminate is not None:
+                terminate()
+            else:
+                for process in list(getattr(self.pool, "_processes", {}).values()):
+                    process.terminate()
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _init_pool_worker(parent_pid: int) -> None:
+    import signal
+
+    # Ctrl-C is the parent's to handle (it stops the workers); a worker interrupted while idle
+    # would only print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A parent killed outright (SIGKILL) cannot stop its workers; they notice and exit. The pool
+    # starts its workers from the thread that submits, which outlives them (the pool is shut
+    # down in it), so the parent-death signal is safe here.
+    die_with_parent(parent_pid)
+
+
+class _Dask:
+    def __init__(self, target: object):
+        import logging
+
+        from distributed import Client, LocalCluster
+
+        self.cluster = None
+        self._own_client = True
+        if isinstance(target, str) and target.startswith("local:"):
+            count = target.removeprefix("local:")
+            # The worker processes inherit an ignored SIGINT: Ctrl-C is this process's to handle
+            # (it closes the cluster), and interrupted workers would only print tracebacks.
+            with _sigint_ignored():
+                self.cluster = LocalCluster(
+                    n_workers=int(count),
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=logging.ERROR,
+                    # Workers exit when this process dies (see aqmlab.sweep.orphans).
+                    preload=["aqmlab.sweep.orphans"],
+                    env={PARENT_PID_VARIABLE: str(os.getpid())},
+                )
+            self.client = Client(self.cluster)
+            self.description = f"Dask LocalCluster of {count} worker processes"
+        elif isinstance(target, str):
+            try:
+                self.client = Client(target, timeout="10s")
+            except OSError as error:
+                raise SweepAborted(f"cannot reach the Dask scheduler at {target}: {error}") from None
+            self.description = f"Dask cluster at {target}"
+        else:
+            self.client = target  # a distributed.Client the caller owns
+            self._own_client = False
+            self.description = f"Dask cluster at {getattr(target, 'scheduler', None) and target.scheduler.address}"
+        self._pending: set = set()
+        self._threads = 0
+        self._threads_at = 0.0
+        try:
+            self._check_versions()
+        except BaseException:
+            self.close()
+            raise
+
+    def _check_versions(self) -> None:
+        mine = build_identity()
+        theirs = self.client.run(_worker_version)
+        wrong = {worker: version for worker, version in theirs.items() if version != mine}
+        if wrong:
+            worker, version = next(iter(wrong.items()))
+            raise SweepAborted(
+                f"Dask worker {worker} has aqmlab {version}, this process has {mine}; install the same build everywhere"
+            )
+
+    def _window(self) -> int:
+        now = time.monotonic()
+        if now - self._threads_at > 2.0:  # clusters grow and shrink; ask again now and then
+            self._threads = sum(self.client.nthreads().values())
+            self._threads_at = now
+        return max(4, 2 * self._threads)
+
+    def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[RunOutcome]:
+        from distributed import KilledWorker, wait
+
+        task_of: dict[str, RunTask] = {}
+
+        def submit(task):
+            future = self.client.submit(execute_run, task, pure=False)
+            self._pending.add(future)
+            task_of[future.key] = task
+            return future
+
+        def wait_first(pending):
+            return wait(list(pending), return_when="FIRST_COMPLETED")
+
+        def result(future) -> RunOutcome:
+            self._pending.discard(future)
+            task = task_of.pop(future.key)
+            try:
+                return future.result()
+            except KilledWorker as error:
+                # The scheduler gave up on this run after workers died running it: that is this
+                # run's failure (memory, a crash), not the sweep's.
+                return RunOutcome(
+                    task.scenario_hash,
+                    task.seed,
+                    "failed",
+                    None,
+                    f"KilledWorker: Dask workers died running it ({error})",
+                    0.0,
+                    _core.version(),
+                    build_identity(),
+                )
+            except Exception as error:
+                raise SweepAborted(f"the Dask cluster failed: {type(error).__name__}: {error}") from None
+            finally:
+                future.release()
+
+        return _windowed(submit, wait_first, result, tasks, self._window)
+
+    def close(self, abort: bool = False) -> None:
+        if self._pending:
+            self.client.cancel(list(self._pending))
+            self._pending.clear()
+        if self._own_client:
+            self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT meanwhile (a Ctrl-C then is lost); processes started meanwhile keep ignoring it."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def default_workers() -> int:
+    """Every core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+# A Dask scheduler address: PROTOCOL://HOST[:PORT] or HOST:PORT.
+_SCHEDULER_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://[^\s/]+(?::\d+)?|[A-Za-z0-9_.-]+:\d+)/?")
+
+
+def check_executor(workers: object, dask: object) -> None:
+    """SweepError unless ``workers`` and ``dask`` are valid options (checked before anything starts)."""
+    if dask is not None and workers is not None:
+        raise SweepError("workers applies to the local process pool; with Dask use local:N or size the cluster")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise SweepError(f"workers: expected a positive integer, got {shown(workers)}")
+    if dask is not None and not isinstance(dask, str) and not hasattr(dask, "submit"):
+        raise SweepError(f"dask: expected a scheduler address, 'local:N' or a distributed.Client, got {shown(dask)}")
+    if isinstance(dask, str) and not dask.startswith("local:") and not _SCHEDULER_ADDRESS.fullmatch(dask):
+        raise SweepError(
+            f"dask: expected local:N or a scheduler address such as tcp://HOST:8786 (or HOST:8786), got {shown(dask)}"
+        )
+    if isinstance(dask, str) and dask.startswith("local:"):
+        count = dask.removeprefix("local:")
+        if not count.isdigit() or int(count) < 1:
+            raise SweepError(f"dask {dask!r}: expected local:N, N a positive number of worker processes")
+
+
+def make_executor(workers: int | None, dask: object):
+    check_executor(workers, dask)
+    if dask is not None:
+        return _Dask(dask)
+    workers = default_workers() if workers is None else workers
+    return Serial() if workers == 1 else _ProcessPool(workers)
