@@ -26,7 +26,7 @@
 //! Routes are static shortest paths (hop count); among equally short paths the one whose
 //! links come first in the file wins, so routes never depend on hashing or luck.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
@@ -363,9 +363,11 @@ struct Builder<'a> {
     link_at: Vec<Origin>,
     /// Outgoing link ids per node, in file order.
     out_links: Vec<Vec<u32>>,
-    /// Names of the link directions and of the flows so far (duplicates are refused).
-    link_names: HashSet<String>,
-    flow_names: HashSet<String>,
+    /// Names of the link directions and of the flows so far, keyed by their lowercase form:
+    /// duplicates are refused, and so are names that differ only in case, since names become
+    /// `--set` keys and so store columns, which ignore case.
+    link_names: HashMap<String, String>,
+    flow_names: HashMap<String, String>,
     /// Per link direction: a buffer limit given in bytes, where, and its field.
     byte_limits: Vec<Option<(u64, Origin, String)>>,
     /// `simulation.max_packets`, which no window may exceed.
@@ -408,6 +410,49 @@ fn packet_sizes(p: &FlowParams) -> (u64, Option<u64>) {
         FlowParams::OnOff(p) => (dist(&p.packet_size), None),
         FlowParams::Tcp(p) => (p.common.packet_size as u64, Some(p.common.ack_size as u64)),
         FlowParams::Telnet(p) => (p.common.packet_size as u64, Some(p.common.ack_size as u64)),
+    }
+}
+
+/// Longest name a message shows whole; a longer one is cut (a 200 KB name made a 200 KB line).
+const SHOWN_NAME_CHARS: usize = 60;
+/// Longest name allowed.
+const MAX_NAME_CHARS: usize = 200;
+
+/// A name as messages show it: control characters escaped (a newline would split the one-line
+/// message, an escape sequence reach the terminal), cut after SHOWN_NAME_CHARS characters.
+pub(crate) fn shown(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if i == SHOWN_NAME_CHARS {
+            out.push_str(&format!("...({} characters)", name.chars().count()));
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn shown_quoted(name: &str) -> String {
+    format!("'{}'", shown(name))
+}
+
+/// Why a link-direction or flow name cannot be used, if it cannot: a name becomes part of a
+/// `--set` key (`flow.NAME.rate`, split at dots), a store column and message text.
+fn name_problem(name: &str) -> Option<&'static str> {
+    if name.is_empty() {
+        Some("is empty")
+    } else if name.contains('.') {
+        Some("contains '.': --set link.NAME.rate and flow.NAME.rate could not address it (use '_' or '-')")
+    } else if name.chars().any(char::is_control) {
+        Some("contains a control character (a newline, a tab, an escape)")
+    } else if name.chars().count() > MAX_NAME_CHARS {
+        Some("is longer than 200 characters")
+    } else {
+        None
     }
 }
 
@@ -578,8 +623,8 @@ impl<'a> Builder<'a> {
             links: vec![],
             link_at: vec![],
             out_links: vec![],
-            link_names: HashSet::new(),
-            flow_names: HashSet::new(),
+            link_names: HashMap::new(),
+            flow_names: HashMap::new(),
             byte_limits: vec![],
             max_packets: u64::MAX,
         }
@@ -681,9 +726,9 @@ impl<'a> Builder<'a> {
 
     fn read_link(&mut self, t: &Table, at: Origin) -> Result<()> {
         let label = match t.get("name").map(|n| &n.val) {
-            Some(Val::Str(s)) => s.clone(),
+            Some(Val::Str(s)) => shown(s),
             _ => between_of(t)
-                .map(|(a, b)| format!("{a}->{b}"))
+                .map(|(a, b)| shown(&format!("{a}->{b}")))
                 .unwrap_or_else(|| format!("#{}", self.links.len() / 2 + 1)),
         };
         let mut f = Fields::new(self.src, format!("link[{label}]"), t, at.clone());
@@ -726,23 +771,61 @@ impl<'a> Builder<'a> {
         for i in indices {
             let (a, b) = (substitute(&between.0, i), substitute(&between.1, i));
             if a == b {
-                return Err(self.src.error(&at, &format!("link[{label}].between"), format!("links '{a}' to itself")));
+                return Err(self.src.error(
+                    &at,
+                    &format!("link[{label}].between"),
+                    format!("links {} to itself", shown_quoted(&a)),
+                ));
             }
             let (ia, ib) = (self.node(&a), self.node(&b));
             if self.out_links[ia as usize].iter().any(|&l| self.links[l as usize].to == ib) {
                 return Err(self.src.error(
                     &at,
                     &format!("link[{label}].between"),
-                    format!("a second link between '{a}' and '{b}' (one duplex link per pair)"),
+                    format!(
+                        "a second link between {} and {} (one duplex link per pair)",
+                        shown_quoted(&a),
+                        shown_quoted(&b)
+                    ),
                 ));
             }
             let fwd_name = name.as_ref().map(|n| substitute(n, i)).unwrap_or_else(|| format!("{a}->{b}"));
-            if self.link_names.contains(&fwd_name) {
+            let rev_name = format!("{b}->{a}");
+            if fwd_name.to_lowercase() == rev_name.to_lowercase() {
                 return Err(self.src.error(
                     &at,
                     &format!("link[{label}].name"),
-                    format!("'{fwd_name}' names two links"),
+                    format!("{} is the name of this link's other direction", shown_quoted(&fwd_name)),
                 ));
+            }
+            for (lname, own_name) in [(&fwd_name, name.is_some()), (&rev_name, false)] {
+                let field = format!("link[{label}].{}", if own_name { "name" } else { "between" });
+                let what = if own_name {
+                    shown_quoted(lname)
+                } else {
+                    format!("the direction {} (named after its nodes)", shown_quoted(lname))
+                };
+                if let Some(problem) = name_problem(lname) {
+                    return Err(self.src.error(&at, &field, format!("{what} {problem}")));
+                }
+                match self.link_names.get(&lname.to_lowercase()) {
+                    Some(other) if other == lname => {
+                        let two = if own_name { "links" } else { "link directions" };
+                        return Err(self.src.error(&at, &field, format!("{what} names two {two}")));
+                    }
+                    Some(other) => {
+                        return Err(self.src.error(
+                            &at,
+                            &field,
+                            format!(
+                                "{what} and the link direction {} differ only in case (names become store \
+                                 columns, which ignore case)",
+                                shown_quoted(other)
+                            ),
+                        ))
+                    }
+                    None => {}
+                }
             }
             for (from, to, lname, q, bytes) in [
                 (ia, ib, fwd_name.clone(), queue.clone(), fwd_bytes.clone()),
@@ -755,7 +838,7 @@ impl<'a> Builder<'a> {
                 ),
             ] {
                 let id = self.links.len() as u32;
-                self.link_names.insert(lname.clone());
+                self.link_names.insert(lname.to_lowercase(), lname.clone());
                 self.byte_limits.push(bytes);
                 self.links.push(LinkSpec {
                     name: lname,
@@ -783,7 +866,7 @@ impl<'a> Builder<'a> {
         flows: &mut Vec<FlowSpec>,
     ) -> Result<()> {
         let label = match t.get("name").map(|n| &n.val) {
-            Some(Val::Str(s)) => s.clone(),
+            Some(Val::Str(s)) => shown(s),
             _ => format!("#{}", flows.len() + 1),
         };
         let mut f = Fields::new(self.src, format!("flow[{label}]"), t, at.clone());
@@ -807,22 +890,58 @@ impl<'a> Builder<'a> {
         f.finish()?;
         for i in indices {
             let fname = substitute(&name, i);
-            let field = |k: &str| format!("flow[{fname}].{k}");
-            if !self.flow_names.insert(fname.clone()) {
-                return Err(self.src.error(&name_at, &field("name"), format!("'{fname}' names two flows")));
+            let field = |k: &str| format!("flow[{}].{k}", shown(&fname));
+            if let Some(problem) = name_problem(&fname) {
+                return Err(self.src.error(&name_at, &field("name"), format!("{} {problem}", shown_quoted(&fname))));
+            }
+            if fname == "all" {
+                return Err(self.src.error(
+                    &name_at,
+                    &field("name"),
+                    "'all' is reserved: in [trace], flows = \"all\" means every flow",
+                ));
+            }
+            match self.flow_names.get(&fname.to_lowercase()) {
+                Some(other) if *other == fname => {
+                    return Err(self.src.error(
+                        &name_at,
+                        &field("name"),
+                        format!("{} names two flows", shown_quoted(&fname)),
+                    ))
+                }
+                Some(other) => {
+                    return Err(self.src.error(
+                        &name_at,
+                        &field("name"),
+                        format!(
+                            "{} and the flow {} differ only in case (names become store columns, which ignore case)",
+                            shown_quoted(&fname),
+                            shown_quoted(other)
+                        ),
+                    ))
+                }
+                None => {
+                    self.flow_names.insert(fname.to_lowercase(), fname.clone());
+                }
             }
             let (s, d) = (substitute(&src, i), substitute(&dst, i));
             let known = |n: &str| self.node_ids.get(n).copied();
-            let sid = known(&s)
-                .ok_or_else(|| self.src.error(&src_at, &field("src"), format!("no link touches node '{s}'")))?;
-            let did = known(&d)
-                .ok_or_else(|| self.src.error(&dst_at, &field("dst"), format!("no link touches node '{d}'")))?;
+            let sid = known(&s).ok_or_else(|| {
+                self.src.error(&src_at, &field("src"), format!("no link touches node {}", shown_quoted(&s)))
+            })?;
+            let did = known(&d).ok_or_else(|| {
+                self.src.error(&dst_at, &field("dst"), format!("no link touches node {}", shown_quoted(&d)))
+            })?;
             if sid == did {
                 return Err(self.src.error(&dst_at, &field("dst"), "is the same node as src"));
             }
-            let fwd = routes
-                .path(self, sid, did)
-                .ok_or_else(|| self.src.error(&dst_at, &field("dst"), format!("'{d}' cannot be reached from '{s}'")))?;
+            let fwd = routes.path(self, sid, did).ok_or_else(|| {
+                self.src.error(
+                    &dst_at,
+                    &field("dst"),
+                    format!("{} cannot be reached from {}", shown_quoted(&d), shown_quoted(&s)),
+                )
+            })?;
             // Links are duplex and declared in pairs (ids 2k, 2k+1), so the forward path walked
             // backwards over the other directions is a shortest path back: ACKs retrace the data's
             // route, and no search per source is needed (that would cost O(flows x nodes)).

@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
+use std::time::Instant;
 
 use aqmlab_core::{Scenario, Simulation};
 use pyo3::create_exception;
@@ -79,8 +80,21 @@ impl PyScenario {
     }
 }
 
-/// Events per budget: about 0.1 s of work at typical speeds.
-const EVENT_BUDGET: u64 = 1_000_000;
+/// Wall time between two checks for Ctrl-C (and progress reports). Ctrl-C must act within 0.5 s
+/// whatever an event costs (an event of a queue of 10^5 packets can take 60 us, so a fixed
+/// budget of 10^6 events once took a minute), so the budget of events between checks follows
+/// the measured speed: it aims at this interval.
+const CHECK_INTERVAL_S: f64 = 0.05;
+/// The first budget is small (a run of slow events must not start with a long wait), and a
+/// budget at most quadruples from one check to the next.
+const FIRST_BUDGET: u64 = 1_000;
+const MAX_BUDGET: u64 = 1_000_000;
+
+/// The budget of events for the next stretch, from the last one's size and wall time.
+fn next_budget(budget: u64, elapsed_s: f64) -> u64 {
+    let aimed = budget as f64 * CHECK_INTERVAL_S / elapsed_s.max(1e-6);
+    (aimed as u64).clamp(1, budget.saturating_mul(4).min(MAX_BUDGET))
+}
 
 thread_local! {
     /// The message and location of the last panic on this thread, recorded by the hook.
@@ -164,11 +178,14 @@ fn run(
             pyo3::exceptions::PyOSError::new_err(format!("cannot write packet traces into {}: {e}", dir.display()))
         })?;
     }
-    // Budgets of events: progress and Ctrl-C are checked between them.
+    // Budgets of events: progress and Ctrl-C are checked between them, every CHECK_INTERVAL_S.
+    let mut budget = FIRST_BUDGET;
     while !sim.finished() {
-        if let Err(e) = guarded(py, &sc.path, || sim.run_for(u64::MAX, EVENT_BUDGET))? {
+        let started = Instant::now();
+        if let Err(e) = guarded(py, &sc.path, || sim.run_for(u64::MAX, budget))? {
             return Err(SimulationError::new_err(format!("{}: {e}", sc.path)));
         }
+        budget = next_budget(budget, started.elapsed().as_secs_f64());
         py.check_signals()?;
         if let Some(cb) = &progress {
             let at = if sim.finished() { sc.duration_ns } else { sim.now() };
