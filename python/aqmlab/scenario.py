@@ -23,6 +23,9 @@ from aqmlab._core import Scenario, ScenarioError
 # a dict is a table ({"link.b1.queue": {"discipline": "droptail", "limit": 200}}), a list an array.
 Overrides = Mapping[str, object] | Iterable[tuple[str, object]]
 PathLike = str | os.PathLike[str]
+# The largest scenario or sweep file read (the largest in scenarios/ is a few KB; a scenario of
+# 10^5 explicit entries is about 10 MB).
+MAX_FILE_BYTES = 64 * 2**20
 
 
 def load(path: PathLike, overrides: Overrides | None = None) -> Scenario:
@@ -66,9 +69,15 @@ def from_dict(data: Mapping[str, object], name: str = "<dict>", overrides: Overr
 def read_scenario_text(path: str) -> str:
     """The file's text, or a ScenarioError saying in one line why it cannot be used."""
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as file:
+            data = file.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise ScenarioError(f"{path}: cannot read: {error.strerror or error}") from None
+    if len(data) > MAX_FILE_BYTES:
+        # /dev/zero, a log given by mistake: refused before it fills memory.
+        raise ScenarioError(
+            f"{path}: cannot read: larger than {MAX_FILE_BYTES // 2**20} MiB, which no scenario or sweep file is"
+        )
 
     if b"\0" in data:
         raise ScenarioError(f"{path}: cannot read: binary file (contains NUL bytes), expected TOML text")

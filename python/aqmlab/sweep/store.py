@@ -210,6 +210,8 @@ class Store:
                 raise NotAStoreError(f"{self.path}: directory {self.path.parent} does not exist")
         try:
             self.con = duckdb.connect(":memory:" if self.path is None else str(self.path), read_only=read_only)
+        except duckdb.InterruptException:
+            raise KeyboardInterrupt from None  # Ctrl-C while the store opens: exit 130, not an error
         except duckdb.IOException as error:
             text = str(error)
             if "lock" in text.lower():
@@ -223,6 +225,9 @@ class Store:
             raise StoreError(f"{self.path}: cannot open: {error.strerror or error}") from None
         try:
             self._prepare()
+        except duckdb.InterruptException:
+            self.con.close()
+            raise KeyboardInterrupt from None
         except duckdb.Error as error:
             self.con.close()
             raise NotAStoreError(f"{self.display_path}: not an aqmlab store (DuckDB cannot read it: {error})") from None
