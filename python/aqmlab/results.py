@@ -50,7 +50,9 @@ class Results:
         except ValueError as error:
             raise ValueError(f"{os.fspath(path)}: not a results JSON file: {error}") from None
         if not isinstance(raw, Mapping):
-            raise ValueError(f"{os.fspath(path)}: not a results JSON file: a {type(raw).__name__}, not an object")
+            raise ValueError(  # noqa: TRY004 - a bad file, not a bad argument: read() promises ValueError
+                f"{os.fspath(path)}: not a results JSON file: a {type(raw).__name__}, not an object"
+            )
         return cls(raw)
 
     def to_json(self, indent: int | None = None) -> str:

@@ -59,8 +59,10 @@ RUN_MISUSE = {
     "overrides as a KEY=VALUE string": (
         lambda p: aqmlab.run(p, overrides="flow.udp.rate=1Mbps"),
         TypeError,
-        "overrides: expected a dict {KEY: VALUE} or a list of (KEY, VALUE) pairs, got the string "
-        "'flow.udp.rate=1Mbps'; write {'flow.udp.rate': '1Mbps'}",
+        (
+            "overrides: expected a dict {KEY: VALUE} or a list of (KEY, VALUE) pairs, got the string "
+            "'flow.udp.rate=1Mbps'; write {'flow.udp.rate': '1Mbps'}"
+        ),
     ),
     "overrides an int": (lambda p: aqmlab.run(p, overrides=5), TypeError, "overrides: expected a dict"),
     "overrides a list of strings": (

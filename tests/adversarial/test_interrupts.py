@@ -50,7 +50,7 @@ def test_ctrl_c_acts_within_a_fraction_of_a_second_on_slow_events(tmp_path: Path
         assert proc.poll() is None
         interrupted = time.monotonic()
         proc.send_signal(signal.SIGINT)
-        stdout, stderr = proc.communicate(timeout=120)
+        _, stderr = proc.communicate(timeout=120)
         took = time.monotonic() - interrupted
     finally:
         proc.kill()

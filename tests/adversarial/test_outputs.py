@@ -72,7 +72,7 @@ def test_a_write_cut_short_leaves_no_file_and_says_why(tmp_path: Path):
     result = subprocess.run(
         [sys.executable, "-m", "aqmlab", "run", str(EXAMPLE), "--set", "simulation.duration=2s",
          "--set", "simulation.warmup=1s", "--out", str(out)],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, preexec_fn=_limit_file_size,
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, preexec_fn=_limit_file_size, check=False,
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
     assert result.stderr.strip().splitlines() == [f"aqmlab: error: cannot write {out}: File too large"]

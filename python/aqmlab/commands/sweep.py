@@ -65,8 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from aqmlab.sweep.store import NotAStoreError, Store, StoreError
     from aqmlab.sweep import SweepAborted, SweepError, SweepRun, SweepSpec, check_executor, plan
+    from aqmlab.sweep.store import NotAStoreError, Store, StoreError
 
     try:
         check_executor(args.workers, args.dask)

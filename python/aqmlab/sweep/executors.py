@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from aqmlab import _core
 from aqmlab._args import shown
@@ -75,7 +76,7 @@ def execute_run(task: RunTask) -> RunOutcome:
         return failed(f"ScenarioError: {error}")
     except SimulationError as error:
         return failed(f"SimulationError: {error}")
-    except Exception as error:  # a bug, not the user's; keep the sweep going and say what it was
+    except Exception as error:  # noqa: BLE001 - a bug, not the user's; keep the sweep going and say what it was
         return failed(f"{type(error).__name__}: {error}")
     return RunOutcome(
         task.scenario_hash, task.seed, "done", results_json, None, time.perf_counter() - started, version, build
@@ -141,7 +142,6 @@ class _ProcessPool:
 
     def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[RunOutcome]:
         from concurrent.futures import FIRST_COMPLETED, wait
-
         from concurrent.futures.process import BrokenProcessPool
 
         broken = "a worker process died (killed, out of memory, crashed, or aqmlab failed to import in it)"
@@ -225,9 +225,10 @@ class _Dask:
                 raise SweepAborted(f"cannot reach the Dask scheduler at {target}: {error}") from None
             self.description = f"Dask cluster at {target}"
         else:
-            self.client = target  # a distributed.Client the caller owns
+            self.client = cast("Client", target)  # a distributed.Client the caller owns
             self._own_client = False
-            self.description = f"Dask cluster at {getattr(target, 'scheduler', None) and target.scheduler.address}"
+            scheduler = getattr(target, "scheduler", None)
+            self.description = f"Dask cluster at {scheduler and scheduler.address}"
         self._pending: set = set()
         self._threads = 0
         self._threads_at = 0.0
@@ -286,7 +287,7 @@ class _Dask:
                     _core.version(),
                     build_identity(),
                 )
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001 - whatever the cluster raised, one line
                 raise SweepAborted(f"the Dask cluster failed: {type(error).__name__}: {error}") from None
             finally:
                 future.release()

@@ -10,10 +10,10 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import tomli_w
 
@@ -132,7 +132,7 @@ def plan(spec: SweepSpec) -> Plan:
         message = f"{spec.source}: {field}: no point of the sweep is a valid scenario, so nothing would run; the first: {first}"
         raise SweepError(_located(spec, message))
     base_id = "<dict>" if isinstance(spec.base, Mapping) else os.path.abspath(os.fspath(spec.base))
-    return Plan(spec.name or base.name, base_path, base_text, tuple(points), tuple(seeds), base_id)
+    return Plan(spec.name or base.name, base_path, base_text, tuple(points), tuple(cast(Sequence[int], seeds)), base_id)
 
 
 def _is_file(source: str) -> bool:

@@ -305,10 +305,10 @@ def sweep(
     if table not in TABLES:
         raise SweepError(f"table: expected one of {', '.join(TABLES)}, got {shown(table)}")
     progress = check_flag(progress, "progress", allow_none=True)
-    retry_failed = check_flag(retry_failed, "retry_failed")
-    allow_mixed_builds = check_flag(allow_mixed_builds, "allow_mixed_builds")
-    prune = check_flag(prune, "prune")
-    workers = plain_number(workers)
+    retry_failed = check_flag(retry_failed, "retry_failed")  # type: ignore[assignment]  # checked: a bool, an int
+    allow_mixed_builds = check_flag(allow_mixed_builds, "allow_mixed_builds")  # type: ignore[assignment]  # checked: a bool, an int
+    prune = check_flag(prune, "prune")  # type: ignore[assignment]  # checked: a bool, an int
+    workers = plain_number(workers)  # type: ignore[assignment]  # checked: a bool, an int
     check_executor(workers, dask)
     the_plan = plan(load_spec(spec))  # a bad base scenario or description fails before the store is made
     with Store(store) as the_store:

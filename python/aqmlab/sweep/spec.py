@@ -16,14 +16,14 @@ import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, cast
 
 from aqmlab._args import check_tree, plain_number, plain_values, shown
 from aqmlab._core import ScenarioError
 from aqmlab.scenario import override_pairs, read_scenario_text
 
-PathLike = Union[str, os.PathLike[str]]
-Scalar = Union[str, int, float, bool]
+PathLike = str | os.PathLike[str]
+Scalar = str | int | float | bool
 
 # Budgets checked before a sweep is expanded: every point is validated by the core in the sweep's
 # process, and every run is a row in the store.
@@ -87,7 +87,7 @@ class SweepSpec:
 
         # Counted before anything is expanded: a grid of 10^7 combinations would exhaust memory first.
         points_count = math.prod(len(values) for values in grid.values()) * max(1, len(points))
-        runs_count = points_count * (len(self.seeds) if self.seeds is not None else 1)
+        runs_count = points_count * (len(cast(Sequence[int], self.seeds)) if self.seeds is not None else 1)
         if points_count > MAX_POINTS or runs_count > MAX_RUNS:
             raise SweepError(
                 f"{where}: the sweep has {points_count:,} points x {runs_count // points_count:,} seeds = "
@@ -281,11 +281,12 @@ def _check_seeds(seeds: object, where: str) -> tuple[int, ...] | None:
     for seed in checked:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
             raise SweepError(f"{where}: seeds: {seed!r} is not an integer from 0 to 2^64-1")
-    seen: set[int] = set()
-    repeated = next((seed for seed in checked if seed in seen or seen.add(seed)), None)
-    if repeated is not None:
-        raise SweepError(f"{where}: seeds: {repeated} appears more than once")
-    return checked
+    seen: set[object] = set()
+    for seed in checked:
+        if seed in seen:
+            raise SweepError(f"{where}: seeds: {seed} appears more than once")
+        seen.add(seed)
+    return cast(tuple[int, ...], checked)
 
 
 def _check_table(table: object, where: str, lists: bool = False) -> dict[str, Any]:
@@ -298,9 +299,8 @@ def _check_table(table: object, where: str, lists: bool = False) -> dict[str, An
         if key == "simulation.seed":
             raise SweepError(f"{where}: simulation.seed: seeds are given by the sweep's `seeds`, not as an override")
         values = value if lists else [value]
-        if lists:
-            if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence) or not value:
-                raise SweepError(f"{where}: {key}: expected a non-empty list of values")
+        if lists and (isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence) or not value):
+            raise SweepError(f"{where}: {key}: expected a non-empty list of values")
         values = [plain_values(item) for item in values]
         for item in values:
             if not isinstance(item, (str, int, float, bool, Mapping, list, tuple)):

@@ -49,7 +49,7 @@ import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,16 +121,24 @@ _PANDAS_DTYPES = {
 class PlanPoint(Protocol):
     """What :meth:`Store.sweep_frame` reads of a point of a sweep's plan."""
 
-    index: int
-    params: Mapping[str, str]
-    scenario_hash: str
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def params(self) -> Mapping[str, str]: ...
+
+    @property
+    def scenario_hash(self) -> str: ...
 
 
 class SweepPlan(Protocol):
     """What :meth:`Store.sweep_frame` reads of a sweep's plan (:class:`aqmlab.sweep.plan.Plan` is one)."""
 
-    points: Sequence[PlanPoint]
-    seeds: Sequence[int]
+    @property
+    def points(self) -> Sequence[PlanPoint]: ...
+
+    @property
+    def seeds(self) -> Sequence[int]: ...
 
     @property
     def param_keys(self) -> list[str]: ...
@@ -274,7 +282,7 @@ class Store:
     def close(self) -> None:
         self.con.close()
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -647,5 +655,5 @@ def _column(values: list[object], sql_type: str):
             [value if value is None or isinstance(value, str) else json.dumps(value) for value in values], dtype=object
         )
     if sql_type == "DOUBLE":
-        values = [None if value is None else float(value) for value in values]
+        values = [None if value is None else float(value) for value in values]  # type: ignore[arg-type]  # numbers
     return pd.array(values, dtype=dtype)
