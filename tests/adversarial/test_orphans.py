@@ -63,9 +63,12 @@ def tagged_processes(tag: str) -> list[int]:
     return found
 
 
-def _wait_for_children(pid: int, timeout: float) -> None:
+def _wait_for_children(sweep: subprocess.Popen, timeout: float) -> None:
+    """Until the sweep has a child process, or has exited (a sweep that finds every run stored
+    starts no workers: waiting out the timeout would cost a minute a kill)."""
+    pid = sweep.pid
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and sweep.poll() is None:
         for entry in Path("/proc").iterdir():
             try:
                 if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
@@ -92,7 +95,7 @@ def test_workers_die_with_a_killed_sweep_and_the_store_resumes(tmp_path: Path):
             )  # fmt: skip
             if kills % 2 == 0:
                 # While the workers start: they exist but are still importing, not yet serving.
-                _wait_for_children(sweep.pid, timeout=60)
+                _wait_for_children(sweep, timeout=60)
                 time.sleep(rng.uniform(0.0, 0.3))
             else:
                 # Any moment: start-up, workers starting, runs running, results being stored.
