@@ -7,7 +7,9 @@ Every scenario file in scenarios/ and benches/scenarios/ (sweep specs excluded: 
 scenarios) runs with its own master seed and then seed 7, through the built extension; the
 results JSON, minus the fields that measure wall-clock time, is written with sorted keys so two
 runs of the same code give the same bytes. `compare` prints each scenario whose bytes differ and
-the first differing path, and exits 1 if any does.
+the first differing path, and exits 1 if any does. A change that adds a key to the results
+compares with `--added KEY` (repeatable): the key is taken out of the new results, wherever it
+occurs, before the comparison, so the rest must still be byte-identical.
 """
 
 from __future__ import annotations
@@ -45,9 +47,17 @@ def without_wall_time(value: object) -> object:
     return value
 
 
-def canonical_results(path: Path, seed: int | None) -> str:
+def without_keys(value: object, keys: frozenset[str]) -> object:
+    if isinstance(value, dict):
+        return {k: without_keys(v, keys) for k, v in value.items() if k not in keys}
+    if isinstance(value, list):
+        return [without_keys(v, keys) for v in value]
+    return value
+
+
+def canonical_results(path: Path, seed: int | None, added: frozenset[str] = frozenset()) -> str:
     results = json.loads(_core.run(load(path), seed, None))
-    return json.dumps(without_wall_time(results), sort_keys=True, indent=1)
+    return json.dumps(without_keys(without_wall_time(results), added), sort_keys=True, indent=1)
 
 
 def first_difference(a: object, b: object, where: str = "") -> str:
@@ -73,6 +83,9 @@ def main() -> int:
     parser.add_argument("mode", choices=["snapshot", "compare"])
     parser.add_argument("dir", type=Path)
     parser.add_argument("-k", default="", help="only scenarios whose path contains this text")
+    parser.add_argument(
+        "--added", action="append", default=[], metavar="KEY", help="a key new since the snapshot: left out (compare)"
+    )
     args = parser.parse_args()
     if args.mode == "snapshot":
         args.dir.mkdir(parents=True, exist_ok=True)
@@ -88,7 +101,7 @@ def main() -> int:
         for seed in SEEDS:
             name = str(rel).replace("/", "__") + f".seed-{seed or 'own'}.json"
             started = time.perf_counter()
-            text = canonical_results(path, seed)
+            text = canonical_results(path, seed, frozenset(args.added) if args.mode == "compare" else frozenset())
             took = time.perf_counter() - started
             checked += 1
             if args.mode == "snapshot":

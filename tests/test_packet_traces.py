@@ -157,6 +157,10 @@ def test_the_packet_log_accounts_for_every_arrival(traced):
     drops = log[log.event == "drop"].reason.value_counts().to_dict()
     by_reason = {key.split(".", 1)[1]: count for key, count in link.items() if key.startswith("drops_by_reason.")}
     assert drops == {reason: count for reason, count in by_reason.items() if count}
+    # RED with ecn marks for the reason it would have dropped: early.
+    marks = log[log.event == "mark"].reason.value_counts().to_dict()
+    marks_by_reason = {key.split(".", 1)[1]: n for key, n in link.items() if key.startswith("marks_by_reason.") and n}
+    assert marks == marks_by_reason == {"early": link.marks}
     assert (log.t_s.diff().dropna() >= 0).all()
     assert log.qlen_pkts.max() <= 60
 

@@ -93,7 +93,7 @@ def _link_table(links: list[dict]) -> dict[str, list[object]]:
         "arrivals": [link["arrivals"] for link in links],
         "departures": [link["departures"] for link in links],
         "drops_by_reason": [_reasons(link["drops_by_reason"]) for link in links],
-        "marks": [link["marks"] for link in links],
+        "marks_by_reason": [_reasons(link["marks_by_reason"]) for link in links],
         "mean_queue_pkts": [_fixed(link["mean_queue_pkts"], 1, 1) for link in links],
         "mean_qdelay_ms": [_fixed(link["mean_qdelay_s"], 1e3, 2) for link in links],
         "utilization_pct": [_fixed(link["utilization"], 100, 1) for link in links],

@@ -17,9 +17,9 @@
 //! - UDP (RFC 768) for datagram flows, with the same ports and a zero (absent) checksum.
 //!
 //! The event log has one line per event at a traced link: a packet joining the queue
-//! (`enqueue`, or `mark` when the discipline marked it as it joined), starting its
-//! transmission (`dequeue`), or being dropped (`drop`, with the reason), with the queue length
-//! after the event. It is written as CSV here; the Python side turns it into Parquet.
+//! (`enqueue`, or `mark` with the reason when the discipline marked it as it joined), starting
+//! its transmission (`dequeue`, after a `mark` when the discipline marked it as it left), or
+//! being dropped (`drop`, with the reason), with the queue length after the event. It is written as CSV here; the Python side turns it into Parquet.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -34,7 +34,8 @@ use crate::scenario::Scenario;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketEvent {
     Enqueue,
-    Mark,
+    /// Marked (CE set) for the reason: as it joined, or as it leaves (then before `Dequeue`).
+    Mark(DropReason),
     Dequeue,
     Drop(DropReason),
 }
@@ -214,7 +215,7 @@ impl PacketTracer {
             if self.log_link[l] && self.log_flow[p.flow as usize] && now >= self.window.0 && now < self.window.1 {
                 let (name, reason) = match event {
                     PacketEvent::Enqueue => ("enqueue", ""),
-                    PacketEvent::Mark => ("mark", ""),
+                    PacketEvent::Mark(r) => ("mark", r.as_str()),
                     PacketEvent::Dequeue => ("dequeue", ""),
                     PacketEvent::Drop(r) => ("drop", r.as_str()),
                 };

@@ -113,6 +113,8 @@ pub struct Simulation {
     series: SeriesRecorder,
     out: Outbox,
     victims: Vec<(PacketId, DropReason)>,
+    /// Packets a discipline marked other than as an arrival's verdict (CoDel at dequeue).
+    marks: Vec<(PacketId, DropReason)>,
     measure_from: u64,
     end: u64,
     started: std::time::Instant,
@@ -229,6 +231,7 @@ impl Simulation {
             series,
             out: Outbox::default(),
             victims: Vec::new(),
+            marks: Vec::new(),
             measure_from: sc.warmup_ns,
             end: sc.duration_ns,
             started: std::time::Instant::now(),
@@ -480,19 +483,21 @@ impl Simulation {
         l.counts.offer(size);
         let full = l.q.is_full(size);
         self.hops.arrival(hop_idx, full);
-        let mut cx =
-            QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: l.tx };
+        let mut cx = QdiscCtx {
+            now,
+            rng: &mut l.rng,
+            pkts: &mut self.pkts,
+            victims: &mut self.victims,
+            marks: &mut self.marks,
+            in_service: l.tx,
+        };
         let verdict = l.q.enqueue(id, &mut cx);
         match verdict {
             Verdict::Enqueued => self.trace(now, link_id, PacketEvent::Enqueue, id),
-            Verdict::Marked => {
-                self.trace(now, link_id, PacketEvent::Mark, id);
-                self.hops.mark(hop_idx);
-                self.links[link_id as usize].counts.mark();
-                self.flows[self.pkts[id].flow as usize].counts.mark();
-            }
+            Verdict::Marked(reason) => self.mark_packet(now, link_id, id, reason),
             Verdict::Dropped(reason) => self.drop_packet(now, link_id, id, reason, DropPlace::Queued),
         }
+        self.mark_others(now, link_id);
         self.drop_victims(now, link_id);
         // After the victims: a victim in transmission lets the next packet start (Random Drop
         // with in_service_candidate admits the arrival into a full queue on those terms).
@@ -520,6 +525,22 @@ impl Simulation {
             self.start_tx(now, link_id);
         }
         Ok(())
+    }
+
+    /// Account for a packet the discipline at `link_id` marked (set CE on) for `reason`.
+    fn mark_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason) {
+        self.trace(now, link_id, PacketEvent::Mark(reason), id);
+        let p = &self.pkts[id];
+        self.hops.mark(p.at as usize);
+        self.links[link_id as usize].counts.mark(reason);
+        self.flows[p.flow as usize].counts.mark(reason);
+    }
+
+    /// The marks a discipline reported in `cx.marks` (at dequeue, or on queued packets).
+    fn mark_others(&mut self, now: u64, link_id: u32) {
+        while let Some((id, reason)) = self.marks.pop() {
+            self.mark_packet(now, link_id, id, reason);
+        }
     }
 
     fn drop_victims(&mut self, now: u64, link_id: u32) {
@@ -554,10 +575,17 @@ impl Simulation {
         let l = &mut self.links[link_id as usize];
         debug_assert!(l.tx.is_none());
         Self::touch(l, now, lo, hi);
-        let mut cx =
-            QdiscCtx { now, rng: &mut l.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service: None };
+        let mut cx = QdiscCtx {
+            now,
+            rng: &mut l.rng,
+            pkts: &mut self.pkts,
+            victims: &mut self.victims,
+            marks: &mut self.marks,
+            in_service: None,
+        };
         let next = l.q.dequeue(&mut cx);
         let rate = l.rate_bps;
+        self.mark_others(now, link_id);
         self.drop_victims(now, link_id);
         let Some(id) = next else { return };
         let p = &mut self.pkts[id];

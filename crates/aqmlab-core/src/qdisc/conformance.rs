@@ -32,6 +32,9 @@ pub struct Line<Q: QueueDisc> {
     rng: SimRng,
     rate_bps: u64,
     victims: Vec<(PacketId, DropReason)>,
+    mark_buf: Vec<(PacketId, DropReason)>,
+    /// Every mark, by tag: the arrivals' verdicts and the marks reported in `cx.marks`.
+    pub marked: Vec<(u64, DropReason)>,
     /// The packet on the wire and when its transmission ends.
     wire: Option<(PacketId, u64)>,
     pub now: u64,
@@ -49,6 +52,8 @@ impl<Q: QueueDisc> Line<Q> {
             rng: SimRng::from_seed(seed),
             rate_bps: link.rate_bps,
             victims: vec![],
+            mark_buf: vec![],
+            marked: vec![],
             wire: None,
             now: 0,
             offered: vec![],
@@ -76,12 +81,22 @@ impl<Q: QueueDisc> Line<Q> {
         let id = self.pkts.alloc(Packet { seq: tag, flags: pkt.flags & !flags::CE, enq_at: t, ..pkt });
         self.offered.push((pkt.size, Fate::Queued));
         let in_service = self.wire.map(|(w, _)| w);
-        let mut cx =
-            QdiscCtx { now: t, rng: &mut self.rng, pkts: &mut self.pkts, victims: &mut self.victims, in_service };
+        let mut cx = QdiscCtx {
+            now: t,
+            rng: &mut self.rng,
+            pkts: &mut self.pkts,
+            victims: &mut self.victims,
+            marks: &mut self.mark_buf,
+            in_service,
+        };
         let v = self.q.enqueue(id, &mut cx);
         match v {
-            Verdict::Enqueued | Verdict::Marked => {
-                assert_eq!(self.pkts[id].has(flags::CE), v == Verdict::Marked, "CE is set exactly on marked packets");
+            Verdict::Enqueued | Verdict::Marked(_) => {
+                let marked = matches!(v, Verdict::Marked(_));
+                assert_eq!(self.pkts[id].has(flags::CE), marked, "CE is set exactly on marked packets");
+                if let Verdict::Marked(why) = v {
+                    self.marked.push((tag, why));
+                }
                 self.queued.insert(tag, pkt.size);
             }
             Verdict::Dropped(why) => {
@@ -93,12 +108,28 @@ impl<Q: QueueDisc> Line<Q> {
             self.victims.iter().all(|&(vid, _)| vid != id),
             "the arrival is reported in the verdict, never as a victim"
         );
+        self.take_marks(None);
         self.take_victims();
         if self.wire.is_none() {
             self.start();
         }
         self.check();
         v
+    }
+
+    /// Marks reported in `cx.marks`: each names a packet still queued (or `dequeued`, the one
+    /// just handed to the transmitter) that carries CE, and never one that was dropped.
+    #[track_caller]
+    fn take_marks(&mut self, dequeued: Option<PacketId>) {
+        for (id, why) in std::mem::take(&mut self.mark_buf) {
+            let tag = self.pkts[id].seq;
+            assert!(
+                self.queued.contains_key(&tag) || Some(id) == dequeued,
+                "marked {tag}, which is neither queued nor being dequeued"
+            );
+            assert!(self.pkts[id].has(flags::CE), "marked {tag} without setting CE");
+            self.marked.push((tag, why));
+        }
     }
 
     fn take_victims(&mut self) {
@@ -128,9 +159,11 @@ impl<Q: QueueDisc> Line<Q> {
             rng: &mut self.rng,
             pkts: &mut self.pkts,
             victims: &mut self.victims,
+            marks: &mut self.mark_buf,
             in_service: None,
         };
         let next = self.q.dequeue(&mut cx);
+        self.take_marks(next);
         self.take_victims();
         if let Some(id) = next {
             let tag = self.pkts[id].seq;

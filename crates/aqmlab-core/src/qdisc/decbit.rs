@@ -33,7 +33,7 @@
 //!   arrivals; a departure is the link asking for its next packet).
 //! - The average is taken when a packet arrives, before it joins. Before any cycle has
 //!   completed the window is the current cycle alone; an empty window averages 0.
-//! - The bit (`flags::CE`, answered as `Verdict::Marked`) is set on admitted data packets
+//! - The bit (`flags::CE`, answered as `Verdict::Marked` with reason `decbit`) is set on admitted data packets
 //!   only: ACKs count in the average but are never marked. Tail drop at `limit`.
 
 use std::collections::VecDeque;
@@ -300,7 +300,7 @@ impl QueueDisc for DecBit {
         }
         cx.pkts[pkt].flags |= flags::CE;
         self.counters.marked += 1;
-        Verdict::Marked
+        Verdict::Marked(DropReason::Decbit)
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
@@ -376,14 +376,14 @@ mod tests {
         }
         let expect = [
             (0.0, Verdict::Enqueued),
-            (10.0 / 10.0, Verdict::Marked), // cycle 1 alone: [0,10) with one in the system
+            (10.0 / 10.0, Verdict::Marked(DropReason::Decbit)), // cycle 1 alone: [0,10) with one in the system
             (70.0 / 100.0, Verdict::Enqueued),
             (80.0 / 110.0, Verdict::Enqueued),
             (100.0 / 120.0, Verdict::Enqueued),
-            (130.0 / 130.0, Verdict::Marked),
-            (940.0 / 900.0, Verdict::Marked),
-            (940.0 / 900.0, Verdict::Marked),
-            (1140.0 / 1000.0, Verdict::Marked),
+            (130.0 / 130.0, Verdict::Marked(DropReason::Decbit)),
+            (940.0 / 900.0, Verdict::Marked(DropReason::Decbit)),
+            (940.0 / 900.0, Verdict::Marked(DropReason::Decbit)),
+            (1140.0 / 1000.0, Verdict::Marked(DropReason::Decbit)),
         ];
         assert_eq!(seen, expect);
         assert_eq!(l.q.avg.cycles, 3);
@@ -400,7 +400,7 @@ mod tests {
         {
             l.run_until(t);
             let v = l.arrive(t, 1, size);
-            assert_eq!(v == Verdict::Marked, t == 1100, "at {t}: {v:?}");
+            assert_eq!(v == Verdict::Marked(DropReason::Decbit), t == 1100, "at {t}: {v:?}");
         }
     }
 
@@ -409,7 +409,7 @@ mod tests {
         let mut l = line(Params { limit: Limit::Packets(2), ..params() });
         assert_eq!(l.arrive(0, 1, 100), Verdict::Enqueued); // on the wire
         assert_eq!(l.arrive(0, 1, 100), Verdict::Enqueued); // waits; average over an empty window: 0
-        assert_eq!(l.arrive(50, 1, 100), Verdict::Marked); // (2*50)/50 = 2 in the system
+        assert_eq!(l.arrive(50, 1, 100), Verdict::Marked(DropReason::Decbit)); // (2*50)/50 = 2 in the system
         assert_eq!(l.arrive(60, 1, 100), Verdict::Dropped(DropReason::Overflow));
         assert_eq!(l.arrive_ack(70, 2, 40), Verdict::Dropped(DropReason::Overflow));
         l.run_until(100);
@@ -450,7 +450,7 @@ mod tests {
     #[test]
     fn plain_decbit_marks_every_conversation_when_congested() {
         let out = three_to_one(false, &[1, 1, 1, 2]);
-        assert!(out[10..].iter().all(|&(_, v)| v == Verdict::Marked));
+        assert!(out[10..].iter().all(|&(_, v)| v == Verdict::Marked(DropReason::Decbit)));
     }
 
     #[test]
@@ -459,10 +459,10 @@ mod tests {
         // leaving 0.65 for flow 1, which uses 0.75: flow 1 is marked, flow 2 never.
         let out = three_to_one(true, &[1, 1, 1, 2]);
         for &(flow, v) in &out[20..] {
-            assert_eq!(v == Verdict::Marked, flow == 1, "{flow}: {v:?}");
+            assert_eq!(v == Verdict::Marked(DropReason::Decbit), flow == 1, "{flow}: {v:?}");
         }
         // Equal users: each uses 1/2 >= 0.45: both are marked.
         let out = three_to_one(true, &[1, 2]);
-        assert!(out[20..].iter().all(|&(_, v)| v == Verdict::Marked));
+        assert!(out[20..].iter().all(|&(_, v)| v == Verdict::Marked(DropReason::Decbit)));
     }
 }

@@ -942,7 +942,14 @@ mod tests {
             let bytes = [40u32, 100, 576, 1000, 1500][rng.below(5)];
             let before = q.counters.discarded_nanobits;
             let id = pkts.alloc(Packet::data(c as u32, c as u32, 99, bytes));
-            let mut cx = QdiscCtx { now: t, rng: &mut qrng, pkts: &mut pkts, victims: &mut victims, in_service: None };
+            let mut cx = QdiscCtx {
+                now: t,
+                rng: &mut qrng,
+                pkts: &mut pkts,
+                victims: &mut victims,
+                marks: &mut Vec::new(),
+                in_service: None,
+            };
             assert_eq!(q.enqueue(id, &mut cx), Verdict::Enqueued);
             // Keep the real queue short: it does not influence R.
             let out = q.dequeue(&mut cx).expect("a packet is queued");

@@ -14,13 +14,13 @@
 //!   the fair share is buffer * n_a / (sum of the active weights).
 //! - Lengths are in packets with a limit in packets, in bytes with a limit in bytes; an
 //!   unbounded buffer has no fair share and is refused.
-//! - The bit (`flags::CE`, answered as `Verdict::Marked`) is set on admitted data packets
+//! - The bit (`flags::CE`, answered as `Verdict::Marked` with reason `fair_share`) is set on admitted data packets
 //!   only; ACKs are scheduled but never marked.
 
 use serde::Serialize;
 
 use super::fq::{self, Fq};
-use super::{DisciplineInfo, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
+use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Fields, Limit, Result};
 use crate::packet::{flags, PacketId};
 
@@ -96,7 +96,7 @@ impl QueueDisc for FqBit {
         if fqbit_marks(backlog, buffer, weight, self.fq.w_active(), self.alpha) {
             cx.pkts[pkt].flags |= flags::CE;
             self.counters.marked += 1;
-            return Verdict::Marked;
+            return Verdict::Marked(DropReason::FairShare);
         }
         verdict
     }
@@ -125,7 +125,6 @@ impl QueueDisc for FqBit {
 #[cfg(test)]
 mod tests {
     use super::super::harness::{link, Harness};
-    use super::super::DropReason;
     use super::*;
     use crate::conf::Bytes;
 
@@ -148,19 +147,19 @@ mod tests {
         for _ in 0..6 {
             assert_eq!(h.offer(1, 100), Verdict::Enqueued);
         }
-        assert_eq!(h.offer(1, 100), Verdict::Marked);
+        assert_eq!(h.offer(1, 100), Verdict::Marked(DropReason::FairShare));
         // Flow 2 joins: 2 active, share 6, threshold 3: its 4th packet is marked.
         for _ in 0..3 {
             assert_eq!(h.offer(2, 100), Verdict::Enqueued);
         }
-        assert_eq!(h.offer(2, 100), Verdict::Marked);
+        assert_eq!(h.offer(2, 100), Verdict::Marked(DropReason::FairShare));
         // Flow 3 joins: 3 active, share 4, threshold 2. Its 1st packet fills the buffer (12);
         // its 2nd and 3rd push out flow 1's last packets (flow 1 is the longest); the 3rd is
         // over the threshold and marked.
         assert_eq!(h.offer(3, 100), Verdict::Enqueued);
         assert_eq!(h.q.len(), 12);
         assert_eq!(h.offer(3, 100), Verdict::Enqueued);
-        assert_eq!(h.offer(3, 100), Verdict::Marked);
+        assert_eq!(h.offer(3, 100), Verdict::Marked(DropReason::FairShare));
         assert_eq!(h.dropped, vec![(1, DropReason::Pushout), (1, DropReason::Pushout)]);
         assert_eq!(h.q.counters.marked, 3);
     }
@@ -170,10 +169,17 @@ mod tests {
         let mut h = fq_bit(Limit::Packets(4), 0.5);
         h.offer(1, 100);
         h.offer(1, 100);
-        assert_eq!(h.offer(1, 100), Verdict::Marked);
+        assert_eq!(h.offer(1, 100), Verdict::Marked(DropReason::FairShare));
         let marked: Vec<bool> = std::iter::from_fn(|| {
             let mut cx =
-                QdiscCtx { now: 0, rng: &mut h.rng, pkts: &mut h.pkts, victims: &mut h.victims, in_service: None };
+                QdiscCtx {
+                now: 0,
+                rng: &mut h.rng,
+                pkts: &mut h.pkts,
+                victims: &mut h.victims,
+                marks: &mut h.mark_buf,
+                in_service: None,
+            };
             h.q.dequeue(&mut cx).map(|id| {
                 let ce = h.pkts[id].has(flags::CE);
                 h.pkts.free(id);

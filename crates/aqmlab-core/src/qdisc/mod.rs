@@ -6,8 +6,10 @@
 //!   candidates, Fair Queueing's push-out) go to `cx.victims` with their reason.
 //! - `dequeue` returns the next packet to transmit, in any order the discipline likes (Fair
 //!   Queueing reorders); drops it makes on the way out also go to `cx.victims`.
-//! - a discipline may mark instead of dropping: it sets [`flags::CE`] on the packet itself and
-//!   answers [`Verdict::Marked`].
+//! - a discipline may mark instead of dropping. An arrival marked as it joins: the discipline
+//!   sets [`flags::CE`] on it and answers [`Verdict::Marked`] with the reason. A packet marked
+//!   later (CoDel marks the packet it dequeues): [`QdiscCtx::mark`], which sets the bit and
+//!   reports the packet in `cx.marks`.
 //! - time and randomness come in through [`QdiscCtx`]; no discipline reads a global.
 //!
 //! The link around the discipline keeps the statistics and checks the identities
@@ -28,7 +30,8 @@ use crate::rng::SimRng;
 mod conformance;
 pub mod fifo;
 
-/// Why a packet was dropped. The names are stable column names in results.
+/// Why a packet was dropped or marked (a mark is a drop the discipline turned into a congestion
+/// signal, so the two share their reasons). The names are stable column names in results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DropReason {
     /// The buffer was full (tail drop, or the physical limit behind an AQM).
@@ -45,10 +48,24 @@ pub enum DropReason {
     Pushout,
     /// Random loss on the link itself (not a queue decision).
     LinkLoss,
+    /// CoDel's control law (RFC 8289): the sojourn time stayed above target for an interval.
+    Codel,
+    /// PIE's random drop (RFC 8033) with its drop probability.
+    Pie,
+    /// A flow-queueing scheduler's overflow: dropped from the queue with the largest backlog
+    /// (FQ-CoDel's and FQ-PIE's fattest flow, RFC 8290 section 4.1).
+    FattestFlow,
+    /// A mark only: CoDel's `ce_threshold`, set on ECN-capable packets whose sojourn time is
+    /// above it (Linux's shallow marking for DCTCP-style senders).
+    CeThreshold,
+    /// A mark only: DECbit's congestion bit (average queue length at or above the threshold).
+    Decbit,
+    /// A mark only: FQbit's congestion bit (a conversation above alpha of its fair share).
+    FairShare,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 7] = [
+    pub const ALL: [DropReason; 13] = [
         DropReason::Overflow,
         DropReason::Early,
         DropReason::Forced,
@@ -56,6 +73,12 @@ impl DropReason {
         DropReason::RandomDrop,
         DropReason::Pushout,
         DropReason::LinkLoss,
+        DropReason::Codel,
+        DropReason::Pie,
+        DropReason::FattestFlow,
+        DropReason::CeThreshold,
+        DropReason::Decbit,
+        DropReason::FairShare,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -68,6 +91,12 @@ impl DropReason {
             DropReason::RandomDrop => "random_drop",
             DropReason::Pushout => "pushout",
             DropReason::LinkLoss => "link_loss",
+            DropReason::Codel => "codel",
+            DropReason::Pie => "pie",
+            DropReason::FattestFlow => "fattest_flow",
+            DropReason::CeThreshold => "ce_threshold",
+            DropReason::Decbit => "decbit",
+            DropReason::FairShare => "fair_share",
         }
     }
 
@@ -77,7 +106,7 @@ impl DropReason {
     }
 }
 
-/// Counters indexed by drop reason (a fixed array, no map on the hot path).
+/// Counters indexed by reason, of drops or of marks (a fixed array, no map on the hot path).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PerReason(pub [u64; DropReason::COUNT]);
 
@@ -102,8 +131,8 @@ impl PerReason {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
     Enqueued,
-    /// Enqueued with the congestion bit set (DECbit, ECN).
-    Marked,
+    /// Enqueued with the congestion bit set (DECbit, ECN), and why.
+    Marked(DropReason),
     Dropped(DropReason),
 }
 
@@ -116,10 +145,22 @@ pub struct QdiscCtx<'a> {
     /// Packets removed from the queue (or on dequeue) with their reasons. Naming the packet
     /// in service here aborts its transmission (the front-CHOKe model drops it).
     pub victims: &'a mut Vec<(PacketId, DropReason)>,
+    /// Packets marked other than as the arrival's verdict (at dequeue), with their reasons;
+    /// filled by [`QdiscCtx::mark`].
+    pub marks: &'a mut Vec<(PacketId, DropReason)>,
     /// The packet the link is transmitting now, if any (`None` inside `dequeue`: the
     /// transmitter is choosing its next packet; `None` there with an empty queue means the
     /// line goes idle).
     pub in_service: Option<PacketId>,
+}
+
+impl QdiscCtx<'_> {
+    /// Mark `pkt` (set CE) for `reason`: for a packet that is not the arrival being decided,
+    /// such as the one a discipline is about to dequeue.
+    pub fn mark(&mut self, pkt: PacketId, reason: DropReason) {
+        self.pkts[pkt].flags |= crate::packet::flags::CE;
+        self.marks.push((pkt, reason));
+    }
 }
 
 /// What a discipline needs to know about its link when it is built.
@@ -310,6 +351,10 @@ pub mod harness {
         pub now: u64,
         pub victims: Vec<(PacketId, DropReason)>,
         pub dropped: Vec<(u32, DropReason)>,
+        /// `cx.marks` as the discipline filled it.
+        pub mark_buf: Vec<(PacketId, DropReason)>,
+        /// Every mark: (flow, reason), arrivals' and later ones alike.
+        pub marked: Vec<(u32, DropReason)>,
         pub sent: Vec<PacketId>,
         /// What `offer` tells the discipline is in service (a packet the test allocated).
         pub in_service: Option<PacketId>,
@@ -328,6 +373,8 @@ pub mod harness {
                 now: 0,
                 victims: vec![],
                 dropped: vec![],
+                mark_buf: vec![],
+                marked: vec![],
                 sent: vec![],
                 in_service: None,
             }
@@ -344,9 +391,11 @@ pub mod harness {
                 rng: &mut self.rng,
                 pkts: &mut self.pkts,
                 victims: &mut self.victims,
+                marks: &mut self.mark_buf,
                 in_service: self.in_service,
             };
             let v = self.q.enqueue(id, &mut cx);
+            self.take_marks();
             let evicted = self.victims.iter().filter(|v| Some(v.0) != self.in_service).count();
             for (vid, why) in self.victims.drain(..) {
                 assert_ne!(vid, id, "the arrival must be reported in the verdict, not as a victim");
@@ -357,7 +406,11 @@ pub mod harness {
                 self.dropped.push((self.pkts[vid].flow, why));
                 self.pkts.free(vid);
             }
-            let admitted = matches!(v, Verdict::Enqueued | Verdict::Marked) as usize;
+            let admitted = matches!(v, Verdict::Enqueued | Verdict::Marked(_)) as usize;
+            if let Verdict::Marked(why) = v {
+                assert!(self.pkts[id].has(crate::packet::flags::CE), "a marked arrival carries CE");
+                self.marked.push((flow, why));
+            }
             if let Verdict::Dropped(why) = v {
                 self.dropped.push((flow, why));
                 self.pkts.free(id);
@@ -373,9 +426,11 @@ pub mod harness {
                 rng: &mut self.rng,
                 pkts: &mut self.pkts,
                 victims: &mut self.victims,
+                marks: &mut self.mark_buf,
                 in_service: None,
             };
             let out = self.q.dequeue(&mut cx);
+            self.take_marks();
             for (vid, why) in self.victims.drain(..) {
                 self.dropped.push((self.pkts[vid].flow, why));
                 self.pkts.free(vid);
@@ -386,6 +441,16 @@ pub mod harness {
                 self.pkts.free(id);
                 flow
             })
+        }
+
+        /// Record the marks the discipline reported; each names a packet that is still alive
+        /// and carries CE.
+        #[track_caller]
+        fn take_marks(&mut self) {
+            for (id, why) in self.mark_buf.drain(..) {
+                assert!(self.pkts[id].has(crate::packet::flags::CE), "a marked packet carries CE");
+                self.marked.push((self.pkts[id].flow, why));
+            }
         }
 
         /// Flows of the queued packets in service order (drains the queue).

@@ -281,7 +281,14 @@ mod tests {
             let wire = pkts.alloc(Packet::data(7, 7, 99, 100));
             let ids: Vec<PacketId> = (0..3).map(|f| pkts.alloc(Packet::data(f, f, 99, 100))).collect();
             let mut cx =
-                QdiscCtx { now: 0, rng: &mut rng, pkts: &mut pkts, victims: &mut victims, in_service: Some(wire) };
+                QdiscCtx {
+                now: 0,
+                rng: &mut rng,
+                pkts: &mut pkts,
+                victims: &mut victims,
+                marks: &mut Vec::new(),
+                in_service: Some(wire),
+            };
             q.enqueue(ids[0], &mut cx);
             q.enqueue(ids[1], &mut cx);
             let v = q.enqueue(ids[2], &mut cx);

@@ -314,7 +314,7 @@ impl QueueDisc for Red {
             RedAction::Forced => return Verdict::Dropped(DropReason::Forced),
             RedAction::Early => {
                 if self.ecn && cx.pkts[pkt].has(flags::ECT) {
-                    verdict = Verdict::Marked;
+                    verdict = Verdict::Marked(DropReason::Early);
                 } else {
                     return Verdict::Dropped(DropReason::Early);
                 }
@@ -323,7 +323,7 @@ impl QueueDisc for Red {
         if self.fifo.overflows(self.limit, cx.pkts[pkt].size) {
             return Verdict::Dropped(DropReason::Overflow);
         }
-        if verdict == Verdict::Marked {
+        if matches!(verdict, Verdict::Marked(_)) {
             cx.pkts[pkt].flags |= flags::CE;
         }
         self.fifo.push(pkt, cx.pkts);
@@ -489,7 +489,14 @@ mod tests {
     fn offer_ect(h: &mut Harness<Red>) -> (PacketId, Verdict) {
         let id = h.pkts.alloc(crate::packet::Packet { flags: flags::ECT, ..crate::packet::Packet::data(1, 0, 1, 100) });
         let mut cx =
-            QdiscCtx { now: h.now, rng: &mut h.rng, pkts: &mut h.pkts, victims: &mut h.victims, in_service: None };
+            QdiscCtx {
+            now: h.now,
+            rng: &mut h.rng,
+            pkts: &mut h.pkts,
+            victims: &mut h.victims,
+            marks: &mut h.mark_buf,
+            in_service: None,
+        };
         (id, h.q.enqueue(id, &mut cx))
     }
 
@@ -502,8 +509,8 @@ mod tests {
         for _ in 0..40 {
             let (id, v) = offer_ect(&mut h);
             assert_ne!(v, Verdict::Dropped(DropReason::Early));
-            assert_eq!(h.pkts[id].has(flags::CE), v == Verdict::Marked);
-            marked += (v == Verdict::Marked) as u32;
+            assert_eq!(h.pkts[id].has(flags::CE), v == Verdict::Marked(DropReason::Early));
+            marked += (v == Verdict::Marked(DropReason::Early)) as u32;
         }
         assert!(marked > 5, "{marked}");
         assert_eq!(h.q.len(), 40);

@@ -72,7 +72,8 @@ pub struct LinkCounters {
     pub lost: Count,
     /// Every drop (queue, transmission, wire) by reason.
     pub drops: PerReason,
-    pub marks: u64,
+    /// Every mark, by reason.
+    pub marks: PerReason,
 }
 
 impl LinkCounters {
@@ -91,8 +92,8 @@ impl LinkCounters {
         self.propagated.add(size);
     }
     #[inline]
-    pub fn mark(&mut self) {
-        self.marks += 1;
+    pub fn mark(&mut self, reason: DropReason) {
+        self.marks.add(reason);
     }
     /// A drop at this link: `Queued` packets had not reached the transmitter, `InService` ones
     /// were being transmitted, `OnWire` ones were lost after it.
@@ -118,7 +119,7 @@ impl Counts for LinkCounters {
             aborted: self.aborted.minus(earlier.aborted),
             lost: self.lost.minus(earlier.lost),
             drops: per_reason_minus(&self.drops, &earlier.drops),
-            marks: self.marks - earlier.marks,
+            marks: per_reason_minus(&self.marks, &earlier.marks),
         }
     }
 }
@@ -163,7 +164,8 @@ pub struct FlowCounters {
     pub dropped: [Count; 2],
     /// Drops of data packets by reason.
     pub data_drops: PerReason,
-    pub marks: u64,
+    /// Marks of the flow's packets (data and ACKs) by reason.
+    pub marks: PerReason,
     pub timeouts: u64,
 }
 
@@ -197,8 +199,8 @@ impl FlowCounters {
         }
     }
     #[inline]
-    pub fn mark(&mut self) {
-        self.marks += 1;
+    pub fn mark(&mut self, reason: DropReason) {
+        self.marks.add(reason);
     }
     /// Data packets (or bytes) of `counts`, one of `sent`, `delivered`, `dropped`.
     #[inline]
@@ -225,7 +227,7 @@ impl Counts for FlowCounters {
             retransmits: self.retransmits - earlier.retransmits,
             dropped: pair(&self.dropped, &earlier.dropped),
             data_drops: per_reason_minus(&self.data_drops, &earlier.data_drops),
-            marks: self.marks - earlier.marks,
+            marks: per_reason_minus(&self.marks, &earlier.marks),
             timeouts: self.timeouts - earlier.timeouts,
         }
     }

@@ -298,7 +298,12 @@ fn decbit_sources_on_a_decbit_gateway_share_fairly_without_loss() {
         r.flows[6].mean_rtt_s.unwrap(),
         link(&r, "bottleneck").marks
     );
-    assert!(link(&r, "bottleneck").marks > 0, "the gateway set bits");
+    let bottleneck = link(&r, "bottleneck");
+    assert!(bottleneck.marks > 0, "the gateway set bits");
+    // Every mark is the gateway's congestion bit, at the link and summed over the flows.
+    assert_eq!(bottleneck.marks_by_reason, [("decbit", bottleneck.marks)].into());
+    let flow_marks: u64 = r.flows.iter().map(|f| f.marks_by_reason.get("decbit").copied().unwrap_or(0)).sum();
+    assert_eq!(flow_marks, bottleneck.marks);
     for f in &r.flows {
         assert_eq!((f.dropped_pkts, f.retransmits, f.timeouts), (0, 0, 0), "{}", f.name);
     }
