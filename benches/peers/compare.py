@@ -4,6 +4,7 @@
     python benches/peers/compare.py              # S1-S4 (S4 up to 10000 flows)
     python benches/peers/compare.py s1 s2        # some of them
     python benches/peers/compare.py --max-flows 3000 --repeat 3 --json out.json
+    python benches/peers/compare.py aqm tcp      # the modern disciplines, the modern TCPs
 
 Each scenario is an aqmlab file in benches/scenarios/; the ns-3 side is the program
 benches/peers/ns3/dumbbell.cc (built by setup-ns3.sh), whose arguments are read from the
@@ -21,6 +22,13 @@ time; the table shows for each:
 Before the speed ratio means anything the two must simulate the same thing: S1 rows must
 agree within 3% on every count; TCP rows (S2-S4) on utilisation (within 0.05) and drop
 rate (within 25% or 1 point). The last column says whether they do.
+
+The `aqm` and `tcp` rows run one dumbbell under each of the disciplines and congestion controls
+that ns-3 shares with aqmlab (CoDel, FQ-CoDel, PIE, FQ-PIE, COBALT, Adaptive RED; CUBIC, DCTCP,
+BBR) and compare what a study reads off them: besides utilisation and the drop (or mark) rate,
+the mean queueing delay at the bottleneck (within 30% or 2 ms) and the flows' shares (the CBR
+flood's share of the link within 0.05, Jain's index over the TCP flows within 0.1). Those
+tolerances were fixed before the first comparison was run.
 """
 
 from __future__ import annotations
@@ -53,6 +61,7 @@ TCP_DEFAULTS = {"initial_cwnd": 1, "min_rto": "200ms", "dupack_threshold": 3, "d
 # Keys the ns-3 peer follows; header and ack_size only change byte counts (ns-3's are 42 and 42
 # bytes on the wire: 20 TCP, 20 IPv4, 2 PPP), so they are accepted and not modelled.
 TCP_KEYS = {
+    "ecn",
     "name",
     "count",
     "src",
@@ -76,6 +85,12 @@ class Case:
     check: str  # "counts" (S1) or "rates" (TCP)
     flows: int | None = None  # S4: override the number of access links and TCP flows
     aqmlab_overrides: list[str] = field(default_factory=list)
+    # Overrides applied to both sides: (dotted key, value); aqmlab gets them as --set, the ns-3
+    # arguments are read from the file with them applied.
+    both: list[tuple[str, object]] = field(default_factory=list)
+
+
+KEYS = ("s1", "s2", "s3", "s4", "aqm", "tcp")
 
 
 def cases(sweep: list[int]) -> list[Case]:
@@ -99,8 +114,162 @@ def cases(sweep: list[int]) -> list[Case]:
     return out
 
 
+# The disciplines ns-3 shares with aqmlab, on the AQM dumbbell (deep DropTail buffer of 1000
+# packets, 4 bulk NewReno flows and a 5 Mbps CBR flood through 10 Mbps). Every parameter the two
+# implementations read is set here, at RFC / Linux defaults, so neither side's defaults matter.
+AQM_LIMIT = 1000
+AQM_QUEUES: list[tuple[str, dict]] = [
+    ("droptail", {"discipline": "droptail", "limit": AQM_LIMIT}),
+    ("codel", {"discipline": "codel", "limit": AQM_LIMIT, "target": "5ms", "interval": "100ms"}),
+    (
+        "fq_codel",
+        {
+            "discipline": "fq_codel",
+            "limit": AQM_LIMIT,
+            "flows": 1024,
+            "quantum": 1500,
+            "target": "5ms",
+            "interval": "100ms",
+            "drop_batch": 64,
+        },
+    ),
+    (
+        "pie",
+        {"discipline": "pie", "limit": AQM_LIMIT, "target": "15ms", "tupdate": "15ms", "alpha": 0.125, "beta": 1.25},
+    ),
+    (
+        "fq_pie",
+        {
+            "discipline": "fq_pie",
+            "limit": AQM_LIMIT,
+            "flows": 1024,
+            "quantum": 1500,
+            "target": "15ms",
+            "tupdate": "15ms",
+            "alpha": 0.125,
+            "beta": 1.25,
+            "drop_batch": 64,
+        },
+    ),
+    ("cobalt", {"discipline": "cobalt", "limit": AQM_LIMIT, "target": "5ms", "interval": "100ms"}),
+    ("ared", {"discipline": "ared", "limit": AQM_LIMIT}),
+]
+
+# The congestion controls ns-3 shares, on the TCP dumbbell (4 bulk flows, 10 Mbps, 60 ms RTT).
+# DCTCP runs over step marking: RED with min_th = max_th = K and w_q = 1, marking ECT packets.
+STEP_K = 20
+TCP_CASES: list[tuple[str, list[tuple[str, object]]]] = [
+    ("cubic droptail", [("flow.tcp{i}.cc", "cubic")]),
+    ("bbr droptail", [("flow.tcp{i}.cc", "bbr")]),
+    (
+        "dctcp step-K",
+        [
+            ("flow.tcp{i}.cc", "dctcp"),
+            ("flow.tcp{i}.ecn", True),
+            (
+                "link.bottleneck.queue",
+                {
+                    "discipline": "red",
+                    "limit": 250,
+                    "min_th": STEP_K,
+                    "max_th": STEP_K,
+                    "w_q": 1.0,
+                    "max_p": 1.0,
+                    "ecn": True,
+                },
+            ),
+        ],
+    ),
+]
+
+
+def modern_cases() -> list[Case]:
+    out = [
+        Case("aqm", f"AQM {name}", "aqm-dumbbell", "flows", both=[("link.bottleneck.queue", q)])
+        for name, q in AQM_QUEUES
+    ]
+    out += [Case("tcp", f"TCP {name}", "tcp-cc-dumbbell", "flows", both=sets) for name, sets in TCP_CASES]
+    return out
+
+
+def toml_value(v: object) -> str:
+    """A value in TOML's inline syntax (for --set)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} = {toml_value(x)}" for k, x in v.items()) + "}"
+    raise TypeError(f"no TOML form for {v!r}")
+
+
+def apply_overrides(doc: dict, overrides: list[tuple[str, object]], where: str) -> dict:
+    """doc with `section.name.key[.key]` overrides applied (the forms compare.py itself uses)."""
+    for key, value in overrides:
+        section, name, *path = key.split(".")
+        tables = [t for t in doc.get(section, []) if t.get("name") == name]
+        if len(tables) != 1 or not path:
+            raise SystemExit(f"compare: {where}: override {key!r} names no single {section} table")
+        target = tables[0]
+        for part in path[:-1]:
+            target = target.setdefault(part, {})
+        target[path[-1]] = value
+    return doc
+
+
 # ---------------------------------------------------------------------------------------------
 # The ns-3 arguments, read from the aqmlab file
+
+# aqmlab congestion control -> dumbbell.cc --tcpType
+NS3_TCP = {"newreno": "newreno", "cubic": "cubic", "dctcp": "dctcp", "bbr": "bbr"}
+
+
+def _attrs(q: dict, fail, typeid: str, names: dict[str, str], queue: str) -> list[str]:
+    """--queue plus ns-3 attribute defaults for the keys of q that ns-3 reads (names: aqmlab key
+    -> ns-3 attribute); any other key (beyond discipline and limit) is refused, so that a
+    parameter one side reads and the other ignores cannot pass unseen."""
+    extra = set(q) - {"discipline", "limit", *names, *(("quantum",) if queue.startswith("fq_") else ())}
+    if extra:
+        raise fail(f"{q['discipline']}: the ns-3 peer does not model {', '.join(sorted(extra))}")
+    if not isinstance(q.get("limit"), int):
+        raise fail(f"{q['discipline']}: set limit as a number of packets")
+    out = [f"--queue={queue}"]
+    for key, attr in names.items():
+        if key in q:
+            v = q[key]
+            v = str(v).lower() if isinstance(v, bool) else str(v).replace(" ", "")
+            out.append(f"--ns3::{typeid}::{attr}={v}")
+    if "quantum" in q:
+        out.append(f"--quantum={int(q['quantum'])}")
+    return out
+
+
+_CODEL = {"target": "Target", "interval": "Interval", "ecn": "UseEcn", "ce_threshold": "CeThreshold"}
+_PIE = {
+    "target": "QueueDelayReference",
+    "tupdate": "Tupdate",
+    "alpha": "A",
+    "beta": "B",
+    "max_burst": "MaxBurstAllowance",
+    "ecn": "UseEcn",
+}
+_FQ = {"flows": "Flows", "drop_batch": "DropBatchSize"}
+NS3_QUEUES = {
+    "codel": lambda q, fail: _attrs(q, fail, "CoDelQueueDisc", _CODEL, "codel"),
+    "fq_codel": lambda q, fail: _attrs(q, fail, "FqCoDelQueueDisc", {**_CODEL, **_FQ}, "fq_codel"),
+    "pie": lambda q, fail: _attrs(q, fail, "PieQueueDisc", _PIE, "pie"),
+    "fq_pie": lambda q, fail: _attrs(q, fail, "FqPieQueueDisc", {**_PIE, **_FQ}, "fq_pie"),
+    "cobalt": lambda q, fail: _attrs(q, fail, "CobaltQueueDisc", _CODEL, "cobalt"),
+    # ARED=true makes ns-3 choose min_th, max_th and w_q itself (Floyd et al. 2001's rules) and
+    # adapt max_p; the --minTh/--maxTh/--qW the program passes are overwritten.
+    "ared": lambda q, fail: [
+        *_attrs(q, fail, "RedQueueDisc", {"target_delay": "TargetDelay", "interval": "Interval"}, "red"),
+        "--ns3::RedQueueDisc::ARED=true",
+        "--gentle=true",
+    ],
+}
 
 
 def seconds(text: str) -> float:
@@ -110,9 +279,11 @@ def seconds(text: str) -> float:
     return float(m.group(1)) * {"s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9}[m.group(2)]
 
 
-def ns3_args(path: Path, flows_override: int | None) -> list[str]:
+def ns3_args(
+    path: Path, flows_override: int | None, overrides: list[tuple[str, object]] = (), per_flow: bool = False
+) -> list[str]:
     """The dumbbell.cc arguments for an aqmlab dumbbell file: sources -> r1 -> r2 -> sink."""
-    doc = tomllib.loads(path.read_text())
+    doc = apply_overrides(tomllib.loads(path.read_text()), list(overrides), path.name)
     fail = lambda why: SystemExit(f"compare: {path.name}: not a dumbbell the ns-3 peer can run: {why}")
     sim = doc["simulation"]
     if seconds(sim.get("warmup", "0s")) > 0:
@@ -157,8 +328,9 @@ def ns3_args(path: Path, flows_override: int | None) -> list[str]:
         raise fail("flows must share packet_size and start_jitter, without start/stop")
     if len({f["rate"] for f in cbr}) > 1:
         raise fail("CBR flows must share one rate")
-    if any(f.get("cc", "reno") != "newreno" for f in tcp):  # aqmlab's default cc is reno
-        raise fail("the ns-3 peer runs NewReno only")
+    ccs = {f.get("cc", "reno") for f in tcp}  # aqmlab's default cc is reno
+    if len(ccs) > 1 or not ccs <= set(NS3_TCP):
+        raise fail(f"tcp flows must share one congestion control of {', '.join(NS3_TCP)}")
     if any(set(f) - TCP_KEYS for f in tcp):
         raise fail(f"tcp flows may only set {', '.join(sorted(TCP_KEYS))}")
 
@@ -181,8 +353,6 @@ def ns3_args(path: Path, flows_override: int | None) -> list[str]:
     if cbr:
         args.append(f"--cbrRate={cbr[0]['rate']}")
     if q["discipline"] == "red":
-        if q.get("ecn"):
-            raise fail("RED with ECN is not modelled")
         red = {**RED_DEFAULTS, **q}
         args += [
             "--queue=red",
@@ -193,10 +363,23 @@ def ns3_args(path: Path, flows_override: int | None) -> list[str]:
             f"--gentle={str(red['gentle']).lower()}",
             f"--wait={str(red['wait']).lower()}",
         ]
+        if red.get("ecn"):
+            # Mark ECT packets where RED would drop them, forced decisions included (aqmlab's
+            # red marks on every decision when ecn is on, as RFC 3168 section 7 allows).
+            args += ["--ns3::RedQueueDisc::UseEcn=true", "--ns3::RedQueueDisc::UseHardDrop=false"]
     elif q["discipline"] in ("droptail", "fifo"):
         args.append("--queue=fifo")
+    elif q["discipline"] in NS3_QUEUES:
+        args += NS3_QUEUES[q["discipline"]](q, fail)
     else:
         raise fail(f"bottleneck discipline {q['discipline']!r} has no ns-3 counterpart here")
+    if tcp:
+        cc = ccs.pop()
+        args.append(f"--tcpType={NS3_TCP[cc]}")
+        if any(f.get("ecn") for f in tcp):
+            args.append("--ecn=true")
+    if per_flow:
+        args.append("--perFlow=true")
     if tcp:
         settings = lambda f: {k: v for k, v in {**TCP_DEFAULTS, **f}.items() if k in (*TCP_DEFAULTS, "max_window")}
         if any(settings(f) != settings(tcp[0]) for f in tcp):
@@ -283,8 +466,44 @@ def delivered_packets(row: dict, path: Path) -> int:
     return n
 
 
+def flow_shares(row: dict) -> tuple[float, float]:
+    """(the CBR flows' share of the bottleneck's rate, Jain's index over the TCP flows' goodput)."""
+    if row["simulator"] == "aqmlab":
+        tcp, cbr = row["tcp_goodput_per_flow"], row["cbr_goodput_per_flow"]
+    else:
+        # ns-3's sinks count UDP payload; a datagram is 30 bytes longer on the wire, as aqmlab's
+        # CBR packet_size counts it.
+        tcp = row["tcp_rx_bytes_per_flow"]
+        wire = (row["udp_payload_bytes"] + 30) / row["udp_payload_bytes"] if row["udp_payload_bytes"] else 1
+        cbr = [b * wire for b in row["udp_rx_bytes_per_flow"]]
+    share = sum(cbr) * 8 / row["bottleneck"]["rate_bps"] / row["sim_time_s"] if cbr else 0.0
+    jain = sum(tcp) ** 2 / (len(tcp) * sum(x * x for x in tcp)) if tcp and any(tcp) else 1.0
+    return share, jain
+
+
 def agreement(check: str, a: dict, b: dict) -> tuple[bool, str]:
     ba, bb = a["bottleneck"], b["bottleneck"]
+    if check == "flows":
+        # Drops and marks together: what the senders see as congestion signals.
+        sa = (ba["dropped_pkts"] + ba["marked_pkts"]) / max(ba["arrivals"], 1)
+        sb = (bb["dropped_pkts"] + bb["marked_pkts"]) / max(bb["arrivals"], 1)
+        # aqmlab: arrival to start of transmission; ns-3: the queue disc's sojourn time, which
+        # leaves out the wait in the one-packet device queue (up to one packet time).
+        da, db = ba["mean_qdelay_s"], bb["mean_sojourn_s"]
+        (ca, ja), (cb, jb) = flow_shares(a), flow_shares(b)
+        du = abs(ba["utilization"] - bb["utilization"])
+        ok = (
+            du <= 0.05
+            and (abs(sa - sb) <= 0.01 or abs(sa - sb) <= 0.25 * max(sa, sb))
+            and (abs(da - db) <= 0.002 or abs(da - db) <= 0.30 * max(da, db))
+            and abs(ca - cb) <= 0.05
+            and abs(ja - jb) <= 0.1
+        )
+        note = (
+            f"util {du:+.3f}, signals {sa:.2%} vs {sb:.2%}, delay {da * 1e3:.1f} vs {db * 1e3:.1f} ms, "
+            f"cbr share {ca:.2f} vs {cb:.2f}, jain {ja:.2f} vs {jb:.2f}"
+        )
+        return ok, note
     if check == "counts":
         worst = max(abs(bb[k] - ba[k]) / max(ba[k], 1) for k in ("arrivals", "dropped_pkts", "departures"))
         return worst <= 0.03, f"counts within {worst:.1%}"
@@ -358,7 +577,7 @@ def markdown(results: list[dict], header: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", help="s1 s2 s3 s4 (default: all)")
+    parser.add_argument("names", nargs="*", help=f"{' '.join(KEYS)} (default: all)")
     parser.add_argument("--sweep", default="100,300,1000,3000,10000", help="S4 flow counts (default: %(default)s)")
     parser.add_argument("--max-flows", type=int, default=None, help="skip S4 points above this many flows")
     parser.add_argument(
@@ -378,10 +597,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compare: {args.ns3} is missing: run benches/peers/setup-ns3.sh (or make bench-peers)", file=sys.stderr)
         return 2
     sweep = [int(n) for n in args.sweep.split(",") if n and (args.max_flows is None or int(n) <= args.max_flows)]
-    todo = [c for c in cases(sweep) if not args.names or c.key in args.names]
-    unknown = set(args.names) - {"s1", "s2", "s3", "s4"}
+    todo = [c for c in cases(sweep) + modern_cases() if not args.names or c.key in args.names]
+    unknown = set(args.names) - set(KEYS)
     if unknown:
-        print(f"compare: unknown scenario(s) {', '.join(sorted(unknown))} (known: s1 s2 s3 s4)", file=sys.stderr)
+        print(f"compare: unknown scenario(s) {', '.join(sorted(unknown))} (known: {' '.join(KEYS)})", file=sys.stderr)
         return 2
 
     header = {"machine": machine(), "ns3_version": "?", "aqmlab_version": "?"}
@@ -391,18 +610,23 @@ def main(argv: list[str] | None = None) -> int:
     done: dict[tuple, dict] = {}
     for case in todo:
         path = SCENARIOS / f"{case.file}.toml"
-        memo = (case.file, case.flows if case.flows != 1000 or case.file != "scale" else None)
+        memo = (
+            case.label if case.both else case.file,
+            case.flows if case.flows != 1000 or case.file != "scale" else None,
+        )
         if memo in done:  # S4 at 1000 flows is S3
             res = {**done[memo], "label": case.label}
         else:
             try:
-                n3_cmd = [str(args.ns3), *ns3_args(path, case.flows)]
+                n3_cmd = [str(args.ns3), *ns3_args(path, case.flows, case.both, per_flow=case.check == "flows")]
             except SystemExit as e:
                 n3_cmd = None
                 n3 = {"error": str(e)}
             aq_cmd = [args.python, str(HERE / "run_aqmlab.py"), str(path)]
             for o in case.aqmlab_overrides:
                 aq_cmd += ["--set", o]
+            for key, value in case.both:
+                aq_cmd += ["--set", f"{key}={toml_value(value)}"]
             aq = best_of(aq_cmd, args.repeat, args.timeout)
             if n3_cmd:
                 n3 = best_of(n3_cmd, args.repeat, args.timeout)

@@ -73,9 +73,14 @@ def main() -> int:
                     "dropped_pkts": link["dropped_pkts"],
                     "drops_by_reason": link["drops_by_reason"],
                     "departures": link["departures"],
+                    "marked_pkts": link["marks"],
+                    "mean_qdelay_s": link["mean_qdelay_s"] or 0.0,
+                    "rate_bps": link["rate_bps"],
                     "utilization": link["utilization"],
                 },
                 "flows": len(flows),
+                "tcp_goodput_per_flow": [f["goodput_bytes"] for f in flows if f["kind"] == "tcp"],
+                "cbr_goodput_per_flow": [f["goodput_bytes"] for f in flows if f["kind"] == "cbr"],
                 "goodput_bytes": {
                     kind: sum(f["goodput_bytes"] for f in flows if f["kind"] == kind)
                     for kind in sorted({f["kind"] for f in flows})

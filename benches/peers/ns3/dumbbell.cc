@@ -7,16 +7,21 @@
 // --cbr sources one constant-rate UDP flow each (UdpClient -> PacketSink). Flows start at a
 // uniform random time in [0, --jitter]. All links are point-to-point and duplex; every
 // device gets a FifoQueueDisc of --accessLimit packets (ns-3's default FqCoDel is never
-// installed), except the two bottleneck devices, which get --queue (red or fifo) with
-// --limit. Device queues hold one packet, so the queue disc is where packets wait.
+// installed), except the two bottleneck devices, which get --queue (fifo, red, codel,
+// fq_codel, pie, fq_pie or cobalt) with --limit packets. Device queues hold one packet, so
+// the queue disc is where packets wait. A queue disc's other attributes come from the command
+// line as ns-3 attribute defaults (--ns3::CoDelQueueDisc::Target=5ms), set by compare.py.
+//
+// --tcpType picks the congestion control (newreno, cubic, dctcp, bbr); --ecn makes the TCP
+// sockets ECN-capable (DCTCP needs it); BBR paces (TcpSocketState::EnablePacing).
 //
 // Packet sizes are sizes on the wire, as in aqmlab: a CBR datagram of --pktSize bytes is
 // pktSize - 30 bytes of UDP payload (UDP 8, IPv4 20, PPP 2), a TCP data segment
 // pktSize - 42 bytes of payload (TCP 20 without options, IPv4 20, PPP 2), an ACK 42 bytes.
 //
-// Prints one JSON line: bottleneck (r1->r2) arrivals, drops by reason and departures, the
-// sinks' received bytes, the number of events, and wall times of the set-up and of
-// Simulator::Run alone.
+// Prints one JSON line: bottleneck (r1->r2) arrivals, drops by reason, marks and departures,
+// the mean sojourn time in its queue disc, the sinks' received bytes (per flow with
+// --perFlow), the number of events, and wall times of the set-up and of Simulator::Run alone.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -28,6 +33,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #ifndef NS3_PEER_VERSION
@@ -42,6 +48,8 @@ namespace
 uint64_t g_txPackets = 0; // bottleneck r1->r2 transmissions started
 uint64_t g_txBytes = 0;
 uint64_t g_devDrops = 0; // drops in any device queue (should stay 0: the queue disc holds back)
+double g_sojournSumS = 0; // sojourn times of the packets the bottleneck queue disc dequeued
+uint64_t g_sojournN = 0;
 
 void
 OnBottleneckTx(Ptr<const Packet> p)
@@ -54,6 +62,13 @@ void
 OnDeviceDrop(Ptr<const Packet>)
 {
     ++g_devDrops;
+}
+
+void
+OnSojourn(Time t)
+{
+    g_sojournSumS += t.GetSeconds();
+    ++g_sojournN;
 }
 
 double
@@ -111,6 +126,10 @@ main(int argc, char* argv[])
     double minRto = 0.2;
     uint32_t seed = 1;
     std::string routing = "static";
+    std::string tcpType = "newreno";
+    bool ecn = false;
+    bool perFlow = false;
+    uint32_t quantum = 0; // fq_codel / fq_pie quantum, bytes; 0: ns-3's default (the device MTU)
 
     // TCP: NewReno with classic (RFC 6582) recovery rather than ns-3's default Cubic with PRR;
     // no SACK, no timestamps, no limited transmit, as aqmlab's. Window scaling stays on (the
@@ -134,7 +153,7 @@ main(int argc, char* argv[])
     cmd.AddValue("bottleneckDelay", "r1-r2 delay", bottleneckDelay);
     cmd.AddValue("sinkRate", "r2-sink rate", sinkRate);
     cmd.AddValue("sinkDelay", "r2-sink delay", sinkDelay);
-    cmd.AddValue("queue", "bottleneck queue disc: red or fifo", queue);
+    cmd.AddValue("queue", "bottleneck queue disc: fifo, red, codel, fq_codel, pie, fq_pie, cobalt", queue);
     cmd.AddValue("limit", "bottleneck queue disc limit, packets", limit);
     cmd.AddValue("accessLimit", "every other device's FIFO limit, packets", accessLimit);
     cmd.AddValue("minTh", "RED min_th, packets", minTh);
@@ -151,9 +170,38 @@ main(int argc, char* argv[])
     cmd.AddValue("minRto", "TCP minimum retransmission timeout, seconds", minRto);
     cmd.AddValue("seed", "RNG run number", seed);
     cmd.AddValue("routing", "static (default routes) or global (Ipv4GlobalRoutingHelper)", routing);
+    cmd.AddValue("tcpType", "TCP congestion control: newreno, cubic, dctcp, bbr", tcpType);
+    cmd.AddValue("ecn", "ECN-capable TCP sockets (RFC 3168; DCTCP's own feedback for dctcp)", ecn);
+    cmd.AddValue("quantum", "fq_codel / fq_pie quantum, bytes (0: the device MTU)", quantum);
+    cmd.AddValue("perFlow", "a sink per flow (received bytes per flow in the output)", perFlow);
     cmd.Parse(argc, argv);
 
-    NS_ABORT_MSG_UNLESS(queue == "red" || queue == "fifo", "--queue must be red or fifo");
+    const std::map<std::string, std::string> queueTypes = {
+        {"fifo", "ns3::FifoQueueDisc"},
+        {"red", "ns3::RedQueueDisc"},
+        {"codel", "ns3::CoDelQueueDisc"},
+        {"fq_codel", "ns3::FqCoDelQueueDisc"},
+        {"pie", "ns3::PieQueueDisc"},
+        {"fq_pie", "ns3::FqPieQueueDisc"},
+        {"cobalt", "ns3::CobaltQueueDisc"},
+    };
+    const std::map<std::string, TypeId> tcpTypes = {
+        {"newreno", TcpNewReno::GetTypeId()},
+        {"cubic", TcpCubic::GetTypeId()},
+        {"dctcp", TcpDctcp::GetTypeId()},
+        {"bbr", TcpBbr::GetTypeId()},
+    };
+    NS_ABORT_MSG_UNLESS(queueTypes.count(queue), "--queue must be fifo, red, codel, fq_codel, pie, fq_pie or cobalt");
+    NS_ABORT_MSG_UNLESS(tcpTypes.count(tcpType), "--tcpType must be newreno, cubic, dctcp or bbr");
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tcpTypes.at(tcpType)));
+    if (ecn || tcpType == "dctcp")
+    {
+        Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+    }
+    if (tcpType == "bbr")
+    {
+        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
+    }
     NS_ABORT_MSG_UNLESS(routing == "static" || routing == "global", "--routing must be static or global");
     NS_ABORT_MSG_UNLESS(pktSize > 42, "--pktSize must exceed the 42 bytes of TCP/IP/PPP headers");
     RngSeedManager::SetSeed(1);
@@ -250,11 +298,27 @@ main(int argc, char* argv[])
     }
     else
     {
-        bq.SetRootQueueDisc("ns3::FifoQueueDisc",
+        bq.SetRootQueueDisc(queueTypes.at(queue),
                             "MaxSize",
                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)));
     }
     QueueDiscContainer bqd = bq.Install(bottleneck);
+    for (uint32_t k = 0; quantum > 0 && k < bqd.GetN(); ++k)
+    {
+        // Not an attribute in ns-3: a setter, read when the queue disc initialises.
+        if (auto fq = DynamicCast<FqCoDelQueueDisc>(bqd.Get(k)))
+        {
+            fq->SetQuantum(quantum);
+        }
+        else if (auto fqp = DynamicCast<FqPieQueueDisc>(bqd.Get(k)))
+        {
+            fqp->SetQuantum(quantum);
+        }
+        else
+        {
+            NS_ABORT_MSG("--quantum applies to fq_codel and fq_pie only");
+        }
+    }
 
     // Addresses: a /30 per link. 10.0.0.0/8 holds 4 million of them.
     Ipv4AddressHelper addr("10.0.0.0", "255.255.255.252");
@@ -295,26 +359,25 @@ main(int argc, char* argv[])
     }
 
     // Applications.
+    // One sink per protocol, or with --perFlow one per flow (flow i on port base + i).
     const uint16_t tcpPort = 5000;
     const uint16_t udpPort = 4000;
+    NS_ABORT_MSG_UNLESS(!perFlow || (nTcp < 1000 && nCbr < 1000), "--perFlow allows fewer than 1000 flows of each kind");
     Ipv4Address sinkAddr = sinkIf.GetAddress(1);
     ApplicationContainer sinks;
-    Ptr<PacketSink> tcpSink;
-    Ptr<PacketSink> udpSink;
-    if (nTcp > 0)
-    {
-        PacketSinkHelper h("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), tcpPort));
-        auto a = h.Install(sink);
-        tcpSink = DynamicCast<PacketSink>(a.Get(0));
-        sinks.Add(a);
-    }
-    if (nCbr > 0)
-    {
-        PacketSinkHelper h("ns3::UdpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), udpPort));
-        auto a = h.Install(sink);
-        udpSink = DynamicCast<PacketSink>(a.Get(0));
-        sinks.Add(a);
-    }
+    std::vector<Ptr<PacketSink>> tcpSinks;
+    std::vector<Ptr<PacketSink>> udpSinks;
+    auto addSinks = [&](const char* factory, uint16_t port, uint32_t n, std::vector<Ptr<PacketSink>>& out) {
+        for (uint32_t i = 0; i < (perFlow ? n : std::min<uint32_t>(n, 1)); ++i)
+        {
+            PacketSinkHelper h(factory, InetSocketAddress(Ipv4Address::GetAny(), port + (perFlow ? i : 0)));
+            auto a = h.Install(sink);
+            out.push_back(DynamicCast<PacketSink>(a.Get(0)));
+            sinks.Add(a);
+        }
+    };
+    addSinks("ns3::TcpSocketFactory", tcpPort, nTcp, tcpSinks);
+    addSinks("ns3::UdpSocketFactory", udpPort, nCbr, udpSinks);
     sinks.Start(Seconds(0));
 
     Ptr<UniformRandomVariable> start = CreateObject<UniformRandomVariable>();
@@ -332,11 +395,20 @@ main(int argc, char* argv[])
     cbr.SetAttribute("PacketSize", UintegerValue(udpPayload));
     for (uint32_t i = 0; i < nSrc; ++i)
     {
+        if (perFlow)
+        {
+            bulk.SetAttribute("Remote", AddressValue(InetSocketAddress(sinkAddr, tcpPort + i)));
+            if (i >= nTcp)
+            {
+                cbr.SetAttribute("Remote", AddressValue(InetSocketAddress(sinkAddr, udpPort + (i - nTcp))));
+            }
+        }
         ApplicationContainer app = i < nTcp ? bulk.Install(sources.Get(i)) : cbr.Install(sources.Get(i));
         app.Start(Seconds(start->GetValue()));
     }
 
     bottleneck.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnBottleneckTx));
+    bqd.Get(0)->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
     for (auto* c : {&bottleneck, &sinkLink})
     {
         for (uint32_t k = 0; k < c->GetN(); ++k)
@@ -374,6 +446,25 @@ main(int argc, char* argv[])
             first = false;
         }
     }
+    std::ostringstream marks;
+    first = true;
+    for (const auto& [why, n] : st.nMarkedPackets)
+    {
+        marks << (first ? "" : ", ") << "\"" << JsonEscape(why) << "\": " << n;
+        first = false;
+    }
+    auto rxBytes = [](const std::vector<Ptr<PacketSink>>& s) {
+        uint64_t total = 0;
+        std::ostringstream each;
+        for (size_t i = 0; i < s.size(); ++i)
+        {
+            total += s[i]->GetTotalRx();
+            each << (i ? ", " : "") << s[i]->GetTotalRx();
+        }
+        return std::make_pair(total, each.str());
+    };
+    const auto [tcpRx, tcpEach] = rxBytes(tcpSinks);
+    const auto [udpRx, udpEach] = rxBytes(udpSinks);
     const double rateBps = DataRate(bottleneckRate).GetBitRate();
     std::ostringstream out;
     out.precision(9);
@@ -383,10 +474,17 @@ main(int argc, char* argv[])
         << "\"arrivals\": " << st.nTotalReceivedPackets << ", \"dropped_pkts\": " << st.nTotalDroppedPackets
         << ", \"drops_by_reason\": {" << reasons.str() << "}"
         << ", \"departures\": " << g_txPackets << ", \"departed_bytes\": " << g_txBytes
-        << ", \"utilization\": " << g_txBytes * 8.0 / rateBps / duration << "}"
+        << ", \"marked_pkts\": " << st.nTotalMarkedPackets << ", \"marks_by_reason\": {" << marks.str() << "}"
+        << ", \"mean_sojourn_s\": " << (g_sojournN ? g_sojournSumS / g_sojournN : 0.0)
+        << ", \"rate_bps\": " << rateBps << ", \"utilization\": " << g_txBytes * 8.0 / rateBps / duration << "}"
+        << ", \"queue\": \"" << queue << "\", \"tcp_type\": \"" << tcpType << "\""
         << ", \"device_queue_drops\": " << g_devDrops
-        << ", \"tcp_rx_bytes\": " << (tcpSink ? tcpSink->GetTotalRx() : 0)
-        << ", \"udp_rx_bytes\": " << (udpSink ? udpSink->GetTotalRx() : 0)
+        << ", \"tcp_rx_bytes\": " << tcpRx << ", \"udp_rx_bytes\": " << udpRx;
+    if (perFlow)
+    {
+        out << ", \"tcp_rx_bytes_per_flow\": [" << tcpEach << "], \"udp_rx_bytes_per_flow\": [" << udpEach << "]";
+    }
+    out
         << ", \"tcp_segment_bytes\": " << segSize << ", \"udp_payload_bytes\": " << udpPayload << "}";
     std::cout << out.str() << std::endl;
 
