@@ -89,3 +89,32 @@ def test_the_command_takes_labels_and_reference_lines(store: Path, tmp_path: Pat
         out,
     )
     assert result.returncode == 2 and "--label codel=...: no line has that value" in result.stderr
+
+
+def test_a_swept_queue_table_gives_one_line_per_discipline_named_by_it(tmp_path: Path):
+    # Sweeping the whole queue (each discipline with its own keys) is how disciplines with
+    # different parameters are compared; the lines must not be pooled, and each is labelled by
+    # its discipline rather than by the table's text.
+    path = tmp_path / "q.duckdb"
+    aqmlab.sweep(
+        {
+            "base": str(EXAMPLE),
+            "seeds": 1,
+            "set": {"simulation.duration": "3s", "simulation.warmup": "1s"},
+            "grid": {
+                "link.bottleneck.rate": ["1Mbps", "2Mbps"],
+                "link.bottleneck.queue": [
+                    {"discipline": "droptail", "limit": 60},
+                    {"discipline": "red", "limit": 60, "min_th": 5, "max_th": 15},
+                ],
+            },
+        },
+        store=path,
+        workers=1,
+        progress=False,
+    )
+    summary = summarize(path, "throughput_bps", "link.bottleneck.rate", flow="udp*")
+    assert summary.attrs["by"] == "link.bottleneck.queue"
+    assert not summary.attrs["warnings"]
+    assert sorted(set(summary["link.bottleneck.queue"])) == ["droptail", "red"]
+    assert list(summary["n"]) == [1, 1, 1, 1]

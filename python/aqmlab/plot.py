@@ -150,6 +150,7 @@ def summarize(
             per_run = the_store.sql(query, arguments)
         except the_store._duckdb.Error as error:
             raise PlotError(f"cannot select from {table}: {error}") from None
+        per_run["line"] = per_run["line"].map(_table_labels(per_run["line"].dropna().unique()))
         if per_run.empty:
             raise PlotError(
                 f"no finished runs match in table {table}"
@@ -219,9 +220,24 @@ def _check_column(name: str, columns: dict[str, str], table: str, numeric: bool 
         raise PlotError(f"{table}.{name} is {columns[name]}, not a number")
 
 
+_DISCIPLINE_IN_TABLE = re.compile(r"""\bdiscipline\s*=\s*["']([^"']+)["']""")
+
+
+def _table_labels(values: Sequence[str]) -> dict[str, str]:
+    """Line labels for swept values: an inline table naming a discipline (a whole swept queue,
+    ``{ discipline = "red", limit = 1000, ... }``) is labelled by that name when the names tell the
+    values apart; anything else keeps its text."""
+    names = {}
+    for value in values:
+        match = _DISCIPLINE_IN_TABLE.search(value) if value.lstrip().startswith("{") else None
+        names[value] = match.group(1) if match else value
+    return names if len(set(names.values())) == len(names) else {v: v for v in values}
+
+
 def _default_by(store: Store, table: str, columns: dict[str, str], params: list[str], x: str) -> str | None:
-    """The swept discipline if there is one, else the links' discipline column, else none."""
-    disciplines = [key for key in params if key.endswith(".discipline") and key != x]
+    """The swept discipline if there is one (a `.discipline` key, or a whole swept queue table),
+    else the links' discipline column, else none."""
+    disciplines = [key for key in params if key.endswith((".discipline", ".queue")) and key != x]
     for key in disciplines:
         (distinct,) = store.con.execute(f"SELECT count(DISTINCT {quote(key)}) FROM {table}").fetchall()[0]
         if distinct > 1:
