@@ -57,6 +57,22 @@ pub const LINK: &[SeriesColumn] = &[
     col("p_avg", "probability", "sample", "zl_red", "the averaged drop probability"),
     col("n_active", "conversations", "sample", "fq, fq_bit", "conversations with packets queued"),
     col("round_bits", "bits", "sample", "fq, fq_bit", "the round number R(t) of the bit-by-bit round robin"),
+    col("dropping", "0 or 1", "sample", "codel", "1 while CoDel is in its dropping state"),
+    col(
+        "count",
+        "drops",
+        "sample",
+        "codel",
+        "CoDel's count: drops (and marks) of the current or last dropping state, which set the control law's pace",
+    ),
+    col(
+        "drop_next_s",
+        "s",
+        "sample",
+        "codel",
+        "when CoDel's next drop is due (simulated time; missing outside the dropping state)",
+    ),
+    col("sojourn_s", "s", "sample", "codel", "the sojourn time of the last packet dequeued"),
 ];
 
 /// Columns of a traced flow.

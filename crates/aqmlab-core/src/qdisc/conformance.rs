@@ -287,9 +287,9 @@ pub fn hammer<Q: QueueDisc>(make: impl Fn(&LinkInfo) -> Q, seed: u64) -> (usize,
 
 #[cfg(test)]
 mod tests {
-    use super::super::{decbit, droptail, early_random_drop, fq, fq_bit, random_drop};
+    use super::super::{codel, decbit, droptail, early_random_drop, fq, fq_bit, random_drop};
     use super::*;
-    use crate::conf::{Bytes, Prob};
+    use crate::conf::{Bytes, Duration, Prob};
 
     const LIMITS: [Limit; 3] = [Limit::Packets(20), Limit::Bytes(12_000), Limit::Packets(1)];
 
@@ -367,6 +367,22 @@ mod tests {
     #[test]
     fn fq_bit_keeps_the_contract() {
         every_run(|limit, l| fq_bit::FqBit::new(&fq_bit::Params { fq: fq_params(limit), alpha: 0.5 }, l));
+    }
+
+    #[test]
+    fn codel_keeps_the_contract() {
+        // Short times, so that the hammer's overload phases (a few ms each) reach the dropping
+        // state; ECN and ce_threshold on and off.
+        for (ecn, ce_threshold) in [(false, None), (true, None), (true, Some(Duration(100_000)))] {
+            let codel = codel::CodelParams {
+                target: Duration(200_000),
+                interval: Duration(2_000_000),
+                ecn,
+                ce_threshold,
+                mtu: Bytes(1500),
+            };
+            every_run(|limit, l| codel::Codel::new(&codel::Params { limit, codel }, l));
+        }
     }
 
     #[test]
@@ -632,6 +648,7 @@ pub mod fuzz {
         fuzz_choke => "choke",
         fuzz_sred => "sred",
         fuzz_zl_red => "zl_red",
+        fuzz_codel => "codel",
     }
 
     /// Cases the targets found (fixed since), replayed by `make test`: the discipline's table,

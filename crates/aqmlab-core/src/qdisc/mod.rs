@@ -330,6 +330,7 @@ disciplines! {
         Choke(choke::Choke),
         Sred(sred::Sred),
         ZlRed(zl_red::ZlRed),
+        Codel(codel::Codel),
 }
 
 /// Look a discipline up by name or alias.
@@ -383,8 +384,14 @@ pub mod harness {
         /// Offer a packet of `flow` and `size`; returns the verdict and records every drop.
         #[track_caller]
         pub fn offer(&mut self, flow: u32, size: u32) -> Verdict {
-            let id =
-                self.pkts.alloc(Packet { seq: self.pkts.capacity() as u64, ..Packet::data(flow, flow, 1000, size) });
+            self.offer_flags(flow, size, 0)
+        }
+
+        /// Offer a packet with `flags` set (`flags::ECT` for an ECN-capable one).
+        #[track_caller]
+        pub fn offer_flags(&mut self, flow: u32, size: u32, flags: u8) -> Verdict {
+            let seq = self.pkts.capacity() as u64;
+            let id = self.pkts.alloc(Packet { seq, flags, ..Packet::data(flow, flow, 1000, size) });
             let before = self.q.len();
             let mut cx = QdiscCtx {
                 now: self.now,

@@ -9,8 +9,19 @@ use std::fmt::Write;
 use aqmlab_core::rng::SimRng;
 
 /// Every discipline the generator knows; the property tests check it is the whole registry.
-pub const DISCIPLINES: &[&str] =
-    &["droptail", "random_drop", "early_random_drop", "fq", "fq_bit", "decbit", "red", "choke", "sred", "zl_red"];
+pub const DISCIPLINES: &[&str] = &[
+    "droptail",
+    "random_drop",
+    "early_random_drop",
+    "fq",
+    "fq_bit",
+    "decbit",
+    "red",
+    "choke",
+    "sred",
+    "zl_red",
+    "codel",
+];
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
 pub const CONGESTION_CONTROLS: &[&str] = &["generic", "slowstart", "tahoe", "reno", "newreno", "vegas", "decbit"];
@@ -58,6 +69,22 @@ fn red_keys(rng: &mut SimRng, limit_pkts: Option<u64>, out: &mut String) {
         0.0001 + rng.uniform() * 0.2
     );
     let _ = write!(out, ", wait = {}, gentle = {}", rng.chance(0.5), rng.chance(0.3));
+}
+
+/// CoDel's parameters (codel, fq_codel): times from 100 us to 200 ms, so that the short random
+/// runs reach the dropping state as well as staying out of it.
+fn codel_keys(rng: &mut SimRng, out: &mut String) {
+    let target_us = int(rng, 100, 20_000);
+    let _ = write!(
+        out,
+        ", target = \"{target_us}us\", interval = \"{}us\", ecn = {}, mtu = {}",
+        int(rng, target_us, 200_000),
+        rng.chance(0.5),
+        int(rng, 0, 3000)
+    );
+    if rng.chance(0.3) {
+        let _ = write!(out, ", ce_threshold = \"{}us\"", int(rng, 0, 10_000));
+    }
 }
 
 /// A `queue = {...}` value for `discipline`.
@@ -142,6 +169,7 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
                 let _ = write!(q, ", th_min = {}, a = {:.2}", int(rng, 0, 10), 0.2 + rng.uniform() * 2.0);
             }
         }
+        "codel" => codel_keys(rng, &mut q),
         other => panic!("the generator does not know discipline '{other}'"),
     }
     shape.disciplines.push(discipline.to_string());
