@@ -73,6 +73,13 @@ pub const LINK: &[SeriesColumn] = &[
         "when CoDel's next drop is due (simulated time; missing outside the dropping state)",
     ),
     col("sojourn_s", "s", "sample", "codel", "the sojourn time of the last packet dequeued"),
+    col(
+        "active_queues",
+        "queues",
+        "sample",
+        "drr, sfq",
+        "flow queues (or hash buckets) with packets: the round robin's active list",
+    ),
 ];
 
 /// Columns of a traced flow.

@@ -287,7 +287,7 @@ pub fn hammer<Q: QueueDisc>(make: impl Fn(&LinkInfo) -> Q, seed: u64) -> (usize,
 
 #[cfg(test)]
 mod tests {
-    use super::super::{codel, decbit, droptail, early_random_drop, fq, fq_bit, random_drop};
+    use super::super::{codel, decbit, droptail, drr, early_random_drop, fq, fq_bit, random_drop, sfq};
     use super::*;
     use crate::conf::{Bytes, Duration, Prob};
 
@@ -382,6 +382,30 @@ mod tests {
                 mtu: Bytes(1500),
             };
             every_run(|limit, l| codel::Codel::new(&codel::Params { limit, codel }, l));
+        }
+    }
+
+    #[test]
+    fn drr_keeps_the_contract() {
+        for (quantum, buckets, weights) in [(1500, 0, vec![]), (100, 0, vec![3, 1, 2]), (600, 2, vec![])] {
+            every_run(|limit, l| {
+                drr::Drr::new(
+                    &drr::Params { limit, quantum: Bytes(quantum), buckets, weights: fq::Weights(weights.clone()) },
+                    l,
+                )
+            });
+        }
+    }
+
+    #[test]
+    fn sfq_keeps_the_contract() {
+        for (perturb, divisor, depth) in [(0, 1024, 127), (2_000_000, 4, 6), (30_000_000, 1, 1000)] {
+            every_run(|limit, l| {
+                sfq::Sfq::new(
+                    &sfq::Params { limit, perturb: Duration(perturb), quantum: Bytes(1000), divisor, depth },
+                    l,
+                )
+            });
         }
     }
 
@@ -649,6 +673,8 @@ pub mod fuzz {
         fuzz_sred => "sred",
         fuzz_zl_red => "zl_red",
         fuzz_codel => "codel",
+        fuzz_drr => "drr",
+        fuzz_sfq => "sfq",
     }
 
     /// Cases the targets found (fixed since), replayed by `make test`: the discipline's table,

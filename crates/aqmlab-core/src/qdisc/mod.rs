@@ -44,7 +44,8 @@ pub enum DropReason {
     Match,
     /// Random Drop congestion recovery: the packet drawn to make room.
     RandomDrop,
-    /// Fair Queueing: pushed out of the longest conversation when the buffer was full.
+    /// Pushed out of the longest conversation or flow queue when the shared buffer was full
+    /// (Fair Queueing, DRR, SFQ; the arrival itself when its own queue is the longest).
     Pushout,
     /// Random loss on the link itself (not a queue decision).
     LinkLoss,
@@ -62,10 +63,12 @@ pub enum DropReason {
     Decbit,
     /// A mark only: FQbit's congestion bit (a conversation above alpha of its fair share).
     FairShare,
+    /// The arrival's flow queue (or hash bucket) held its own limit (SFQ's depth).
+    FlowLimit,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 13] = [
+    pub const ALL: [DropReason; 14] = [
         DropReason::Overflow,
         DropReason::Early,
         DropReason::Forced,
@@ -79,6 +82,7 @@ impl DropReason {
         DropReason::CeThreshold,
         DropReason::Decbit,
         DropReason::FairShare,
+        DropReason::FlowLimit,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -97,6 +101,7 @@ impl DropReason {
             DropReason::CeThreshold => "ce_threshold",
             DropReason::Decbit => "decbit",
             DropReason::FairShare => "fair_share",
+            DropReason::FlowLimit => "flow_limit",
         }
     }
 
@@ -331,6 +336,8 @@ disciplines! {
         Sred(sred::Sred),
         ZlRed(zl_red::ZlRed),
         Codel(codel::Codel),
+        Drr(drr::Drr),
+        Sfq(sfq::Sfq),
 }
 
 /// Look a discipline up by name or alias.

@@ -21,6 +21,8 @@ pub const DISCIPLINES: &[&str] = &[
     "sred",
     "zl_red",
     "codel",
+    "drr",
+    "sfq",
 ];
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
@@ -170,6 +172,23 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
             }
         }
         "codel" => codel_keys(rng, &mut q),
+        "drr" => {
+            let buckets = if rng.chance(0.3) { int(rng, 1, 8) } else { 0 };
+            let _ = write!(q, ", quantum = {}, buckets = {buckets}", int(rng, 40, 3000));
+            if buckets == 0 && rng.chance(0.3) {
+                q += ", weights = [3, 1, 2]";
+            }
+        }
+        "sfq" => {
+            let perturb = ["0", "\"10ms\"", "\"1s\""][rng.below(3)];
+            let _ = write!(
+                q,
+                ", perturb = {perturb}, quantum = {}, divisor = {}, depth = {}",
+                int(rng, 40, 3000),
+                int(rng, 1, 64),
+                int(rng, 1, 127)
+            );
+        }
         other => panic!("the generator does not know discipline '{other}'"),
     }
     shape.disciplines.push(discipline.to_string());
