@@ -38,7 +38,13 @@ pub const LINK: &[SeriesColumn] = &[
         "queue_by_flow = true",
         "packets of flow FLOW waiting in the queue (one column per flow crossing the link)",
     ),
-    col("avg", "packets", "sample", "red, choke", "the average queue length the drop decision uses (EWMA with w_q)"),
+    col(
+        "avg",
+        "packets",
+        "sample",
+        "red, choke, ared, fred",
+        "the average queue length the drop decision uses (EWMA with w_q)",
+    ),
     col("avg_queue", "packets", "sample", "decbit", "the average queue length over the last busy and idle cycle"),
     col(
         "hit_rate",
@@ -55,7 +61,7 @@ pub const LINK: &[SeriesColumn] = &[
         "1/P, the estimated number of active flows (missing while P is 0)",
     ),
     col("p_avg", "probability", "sample", "zl_red", "the averaged drop probability"),
-    col("n_active", "conversations", "sample", "fq, fq_bit", "conversations with packets queued"),
+    col("n_active", "conversations", "sample", "fq, fq_bit, fred", "conversations with packets queued"),
     col("round_bits", "bits", "sample", "fq, fq_bit", "the round number R(t) of the bit-by-bit round robin"),
     col("dropping", "0 or 1", "sample", "codel", "1 while CoDel is in its dropping state"),
     col(
@@ -73,6 +79,11 @@ pub const LINK: &[SeriesColumn] = &[
         "when CoDel's next drop is due (simulated time; missing outside the dropping state)",
     ),
     col("sojourn_s", "s", "sample", "codel", "the sojourn time of the last packet dequeued"),
+    col("max_p", "probability", "sample", "ared", "Adaptive RED's max_p as adapted so far"),
+    col("p_mark", "probability", "sample", "blue", "BLUE's marking (or dropping) probability"),
+    col("max_p_mark", "probability", "sample", "sfb", "the largest marking probability among the bins in use"),
+    col("avg_p_mark", "probability", "sample", "sfb", "the mean marking probability over the bins in use"),
+    col("avgcq", "packets", "sample", "fred", "FRED's average per-flow queue, max(1, avg / active flows)"),
     col(
         "active_queues",
         "queues",

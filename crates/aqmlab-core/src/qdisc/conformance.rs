@@ -287,7 +287,9 @@ pub fn hammer<Q: QueueDisc>(make: impl Fn(&LinkInfo) -> Q, seed: u64) -> (usize,
 
 #[cfg(test)]
 mod tests {
-    use super::super::{codel, decbit, droptail, drr, early_random_drop, fq, fq_bit, random_drop, sfq};
+    use super::super::{
+        ared, blue, codel, decbit, droptail, drr, early_random_drop, fq, fq_bit, fred, random_drop, sfb, sfq,
+    };
     use super::*;
     use crate::conf::{Bytes, Duration, Prob};
 
@@ -407,6 +409,82 @@ mod tests {
                 )
             });
         }
+    }
+
+    #[test]
+    fn ared_keeps_the_contract() {
+        // A 5 ms adaptation interval, so that the hammer's phases move max_p both ways.
+        for (w_q, thresholds) in [(None, None), (Some(0.05), Some((3.0, 9.0)))] {
+            every_run(|limit, l| {
+                ared::Ared::new(
+                    &ared::Params {
+                        limit,
+                        w_q,
+                        min_th: thresholds.map(|t| t.0),
+                        max_th: thresholds.map(|t| t.1),
+                        max_p: 0.1,
+                        target_delay: Duration(1_000_000),
+                        interval: Duration(5_000_000),
+                        mean_pktsize: None,
+                        wait: true,
+                        gentle: true,
+                        ecn: false,
+                    },
+                    l,
+                )
+            });
+        }
+    }
+
+    #[test]
+    fn blue_keeps_the_contract() {
+        for threshold in [None, Some(5)] {
+            every_run(|limit, l| {
+                blue::Blue::new(
+                    &blue::Params {
+                        limit,
+                        increment: 0.02,
+                        decrement: 0.002,
+                        freeze_time: Duration(1_000_000),
+                        threshold,
+                        ecn: false,
+                    },
+                    l,
+                )
+            });
+        }
+    }
+
+    #[test]
+    fn sfb_keeps_the_contract() {
+        for (rehash, db) in [(0, 0), (50_000_000, 10_000_000)] {
+            every_run(|limit, l| {
+                sfb::Sfb::new(
+                    &sfb::Params {
+                        limit,
+                        rehash: Duration(rehash),
+                        db: Duration(db),
+                        max: 6,
+                        target: 3,
+                        increment: 0.05,
+                        decrement: 0.005,
+                        penalty_rate: 100.0,
+                        penalty_burst: 5,
+                        levels: 2,
+                        bins: 4,
+                        ecn: false,
+                    },
+                    l,
+                )
+            });
+        }
+    }
+
+    #[test]
+    fn fred_keeps_the_contract() {
+        every_run(|limit, l| {
+            fred::Fred::new(&fred::Params { limit, w_q: 0.05, min_th: 3.0, max_th: 9.0, max_p: 0.1, minq: 2.0 }, l)
+        });
     }
 
     #[test]
@@ -675,6 +753,10 @@ pub mod fuzz {
         fuzz_codel => "codel",
         fuzz_drr => "drr",
         fuzz_sfq => "sfq",
+        fuzz_ared => "ared",
+        fuzz_blue => "blue",
+        fuzz_sfb => "sfb",
+        fuzz_fred => "fred",
     }
 
     /// Cases the targets found (fixed since), replayed by `make test`: the discipline's table,

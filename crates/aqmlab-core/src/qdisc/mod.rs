@@ -63,12 +63,17 @@ pub enum DropReason {
     Decbit,
     /// A mark only: FQbit's congestion bit (a conversation above alpha of its fair share).
     FairShare,
-    /// The arrival's flow queue (or hash bucket) held its own limit (SFQ's depth).
+    /// The arrival's flow queue (or hash bucket) held its own limit (SFQ's depth), or its flow
+    /// was over its allowance (FRED's non-adaptive flows, SFB's bins at `max`).
     FlowLimit,
+    /// BLUE's (or SFB's bins') marking probability.
+    Blue,
+    /// SFB: a flow whose bins all reached probability 1, over its penalty rate.
+    RateLimit,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 14] = [
+    pub const ALL: [DropReason; 16] = [
         DropReason::Overflow,
         DropReason::Early,
         DropReason::Forced,
@@ -83,6 +88,8 @@ impl DropReason {
         DropReason::Decbit,
         DropReason::FairShare,
         DropReason::FlowLimit,
+        DropReason::Blue,
+        DropReason::RateLimit,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -102,6 +109,8 @@ impl DropReason {
             DropReason::Decbit => "decbit",
             DropReason::FairShare => "fair_share",
             DropReason::FlowLimit => "flow_limit",
+            DropReason::Blue => "blue",
+            DropReason::RateLimit => "rate_limit",
         }
     }
 
@@ -338,6 +347,10 @@ disciplines! {
         Codel(codel::Codel),
         Drr(drr::Drr),
         Sfq(sfq::Sfq),
+        Ared(ared::Ared),
+        Blue(blue::Blue),
+        Sfb(sfb::Sfb),
+        Fred(fred::Fred),
 }
 
 /// Look a discipline up by name or alias.

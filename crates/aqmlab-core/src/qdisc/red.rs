@@ -221,6 +221,16 @@ impl RedCore {
         }
     }
 
+    /// The current max_p (Adaptive RED changes it).
+    pub fn max_p(&self) -> f64 {
+        self.p.max_p
+    }
+
+    /// Set max_p (Adaptive RED's adaptation; the thresholds and the average stay).
+    pub fn set_max_p(&mut self, max_p: f64) {
+        self.p.max_p = max_p;
+    }
+
     /// The line went idle (the transmitter found nothing to send).
     pub fn went_idle(&mut self, now: u64) {
         self.idle_since = now;
@@ -301,6 +311,15 @@ impl Red {
 
     pub fn avg(&self) -> f64 {
         self.core.avg()
+    }
+
+    /// The average and the decision (Adaptive RED adapts max_p in it).
+    pub fn core(&self) -> &RedCore {
+        &self.core
+    }
+
+    pub fn core_mut(&mut self) -> &mut RedCore {
+        &mut self.core
     }
 }
 

@@ -23,6 +23,10 @@ pub const DISCIPLINES: &[&str] = &[
     "codel",
     "drr",
     "sfq",
+    "ared",
+    "blue",
+    "sfb",
+    "fred",
 ];
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
@@ -187,6 +191,57 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
                 int(rng, 40, 3000),
                 int(rng, 1, 64),
                 int(rng, 1, 127)
+            );
+        }
+        "ared" => {
+            if rng.chance(0.5) {
+                red_keys(rng, pkts, &mut q);
+            } else {
+                let _ = write!(q, ", target_delay = \"{}ms\", gentle = {}", int(rng, 1, 50), rng.chance(0.7));
+            }
+            let _ = write!(q, ", interval = \"{}ms\", ecn = {}", int(rng, 10, 500), rng.chance(0.3));
+        }
+        "blue" => {
+            let _ = write!(
+                q,
+                ", increment = {:.4}, decrement = {:.5}, freeze_time = \"{}ms\", ecn = {}",
+                rng.uniform() * 0.05,
+                rng.uniform() * 0.005,
+                int(rng, 0, 200),
+                rng.chance(0.3)
+            );
+            if let Some(n) = pkts.filter(|_| rng.chance(0.4)) {
+                let _ = write!(q, ", threshold = {}", int(rng, 0, n));
+            }
+        }
+        "sfb" => {
+            let max = int(rng, 2, 30);
+            let _ = write!(
+                q,
+                ", max = {max}, target = {}, increment = {:.4}, decrement = {:.5}, penalty_rate = {}, penalty_burst = {}, levels = {}, bins = {}, ecn = {}",
+                int(rng, 1, max),
+                rng.uniform() * 0.05,
+                rng.uniform() * 0.005,
+                int(rng, 0, 100),
+                int(rng, 0, 30),
+                int(rng, 1, 8),
+                int(rng, 1, 16),
+                rng.chance(0.3)
+            );
+            if rng.chance(0.5) {
+                q += ", rehash = \"2s\", db = \"500ms\"";
+            }
+        }
+        "fred" => {
+            let cap = pkts.map_or(40, |n| n.max(3));
+            let min_th = int(rng, 1, cap - 1);
+            let _ = write!(
+                q,
+                ", min_th = {min_th}, max_th = {}, max_p = {:.3}, w_q = {:.4}, minq = {}",
+                min_th + int(rng, 1, 30),
+                rng.uniform(),
+                0.0001 + rng.uniform() * 0.2,
+                int(rng, 0, 4)
             );
         }
         other => panic!("the generator does not know discipline '{other}'"),

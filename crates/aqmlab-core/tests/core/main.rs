@@ -20,3 +20,4 @@ mod properties;
 mod smoke;
 mod sred_flow_estimate;
 mod tcp;
+mod unresponsive;
