@@ -63,12 +63,12 @@ pub const LINK: &[SeriesColumn] = &[
     col("p_avg", "probability", "sample", "zl_red", "the averaged drop probability"),
     col("n_active", "conversations", "sample", "fq, fq_bit, fred", "conversations with packets queued"),
     col("round_bits", "bits", "sample", "fq, fq_bit", "the round number R(t) of the bit-by-bit round robin"),
-    col("dropping", "0 or 1", "sample", "codel", "1 while CoDel is in its dropping state"),
+    col("dropping", "0 or 1", "sample", "codel, cobalt", "1 while CoDel is in its dropping state"),
     col(
         "count",
         "drops",
         "sample",
-        "codel",
+        "codel, cobalt",
         "CoDel's count: drops (and marks) of the current or last dropping state, which set the control law's pace",
     ),
     col(
@@ -79,6 +79,7 @@ pub const LINK: &[SeriesColumn] = &[
         "when CoDel's next drop is due (simulated time; missing outside the dropping state)",
     ),
     col("sojourn_s", "s", "sample", "codel", "the sojourn time of the last packet dequeued"),
+    col("p_drop", "probability", "sample", "cobalt", "COBALT's BLUE drop probability"),
     col("max_p", "probability", "sample", "ared", "Adaptive RED's max_p as adapted so far"),
     col("p_mark", "probability", "sample", "blue", "BLUE's marking (or dropping) probability"),
     col("max_p_mark", "probability", "sample", "sfb", "the largest marking probability among the bins in use"),

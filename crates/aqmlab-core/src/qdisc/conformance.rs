@@ -288,7 +288,7 @@ pub fn hammer<Q: QueueDisc>(make: impl Fn(&LinkInfo) -> Q, seed: u64) -> (usize,
 #[cfg(test)]
 mod tests {
     use super::super::{
-        ared, blue, codel, decbit, droptail, drr, early_random_drop, fq, fq_bit, fred, random_drop, sfb, sfq,
+        ared, blue, cobalt, codel, decbit, droptail, drr, early_random_drop, fq, fq_bit, fred, random_drop, sfb, sfq,
     };
     use super::*;
     use crate::conf::{Bytes, Duration, Prob};
@@ -485,6 +485,27 @@ mod tests {
         every_run(|limit, l| {
             fred::Fred::new(&fred::Params { limit, w_q: 0.05, min_th: 3.0, max_th: 9.0, max_p: 0.1, minq: 2.0 }, l)
         });
+    }
+
+    #[test]
+    fn cobalt_keeps_the_contract() {
+        // Short times, so that the hammer's overload phases reach CoDel's signals and BLUE.
+        for (ecn, blue_threshold) in [(false, None), (true, Some(Duration(3_000_000)))] {
+            every_run(|limit, l| {
+                cobalt::Cobalt::new(
+                    &cobalt::Params {
+                        limit,
+                        target: Duration(200_000),
+                        interval: Duration(2_000_000),
+                        ecn,
+                        increment: 0.05,
+                        decrement: 0.01,
+                        blue_threshold,
+                    },
+                    l,
+                )
+            });
+        }
     }
 
     #[test]
@@ -757,6 +778,7 @@ pub mod fuzz {
         fuzz_blue => "blue",
         fuzz_sfb => "sfb",
         fuzz_fred => "fred",
+        fuzz_cobalt => "cobalt",
     }
 
     /// Cases the targets found (fixed since), replayed by `make test`: the discipline's table,

@@ -351,6 +351,7 @@ disciplines! {
         Blue(blue::Blue),
         Sfb(sfb::Sfb),
         Fred(fred::Fred),
+        Cobalt(cobalt::Cobalt),
 }
 
 /// Look a discipline up by name or alias.

@@ -27,6 +27,7 @@ pub const DISCIPLINES: &[&str] = &[
     "blue",
     "sfb",
     "fred",
+    "cobalt",
 ];
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
@@ -243,6 +244,20 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
                 0.0001 + rng.uniform() * 0.2,
                 int(rng, 0, 4)
             );
+        }
+        "cobalt" => {
+            let _ = write!(
+                q,
+                ", target = \"{}ms\", interval = \"{}ms\", ecn = {}, increment = {:.4}, decrement = {:.5}",
+                int(rng, 1, 20),
+                int(rng, 20, 200),
+                rng.chance(0.3),
+                rng.uniform() * 0.05,
+                rng.uniform() * 0.005
+            );
+            if rng.chance(0.3) {
+                let _ = write!(q, ", blue_threshold = \"{}ms\"", int(rng, 10, 400));
+            }
         }
         other => panic!("the generator does not know discipline '{other}'"),
     }
