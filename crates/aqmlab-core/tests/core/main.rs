@@ -17,6 +17,7 @@ mod guards;
 mod overrides;
 mod processing;
 mod properties;
+mod schedulers;
 mod smoke;
 mod sred_flow_estimate;
 mod tcp;
