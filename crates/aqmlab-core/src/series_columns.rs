@@ -85,6 +85,18 @@ pub const LINK: &[SeriesColumn] = &[
     col("max_p_mark", "probability", "sample", "sfb", "the largest marking probability among the bins in use"),
     col("avg_p_mark", "probability", "sample", "sfb", "the mean marking probability over the bins in use"),
     col("avgcq", "packets", "sample", "fred", "FRED's average per-flow queue, max(1, avg / active flows)"),
+    col("prob", "probability", "sample", "dualpi2", "p', the PI2 controller's base probability"),
+    col("p_c", "probability", "sample", "dualpi2", "p'^2, the Classic queue's drop (or mark) probability"),
+    col("p_cl", "probability", "sample", "dualpi2", "min(k p', 1), the coupled marking probability of the L queue"),
+    col(
+        "qdelay_s",
+        "s",
+        "sample",
+        "dualpi2",
+        "the queueing delay of the last PI2 update (the larger of the two head packets' sojourn times)",
+    ),
+    col("l_len", "packets", "sample", "dualpi2", "packets in the L (L4S) queue"),
+    col("c_len", "packets", "sample", "dualpi2", "packets in the C (Classic) queue"),
     col(
         "active_queues",
         "queues",

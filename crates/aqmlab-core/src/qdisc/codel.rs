@@ -274,6 +274,10 @@ impl StampedFifo {
     pub fn bytes(&self) -> u64 {
         self.bytes
     }
+    /// When the head packet was enqueued.
+    pub fn head_time(&self) -> Option<u64> {
+        self.q.front().map(|&(_, t)| t)
+    }
     pub fn push(&mut self, pkt: PacketId, now: u64, pkts: &PacketArena) {
         self.bytes += pkts[pkt].size as u64;
         self.q.push_back((pkt, now));

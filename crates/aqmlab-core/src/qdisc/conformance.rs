@@ -288,7 +288,8 @@ pub fn hammer<Q: QueueDisc>(make: impl Fn(&LinkInfo) -> Q, seed: u64) -> (usize,
 #[cfg(test)]
 mod tests {
     use super::super::{
-        ared, blue, cobalt, codel, decbit, droptail, drr, early_random_drop, fq, fq_bit, fred, random_drop, sfb, sfq,
+        ared, blue, cobalt, codel, decbit, droptail, drr, dualpi2, early_random_drop, fq, fq_bit, fred, random_drop,
+        sfb, sfq,
     };
     use super::*;
     use crate::conf::{Bytes, Duration, Prob};
@@ -505,6 +506,28 @@ mod tests {
                     l,
                 )
             });
+        }
+    }
+
+    #[test]
+    fn dualpi2_keeps_the_contract() {
+        // A short tupdate and a high gain, so that the hammer's overload phases drive p' up to
+        // overload and back; ECT(1) arrivals are not part of the hammer (L4S behaviour is
+        // tested in dualpi2.rs), so the C queue and the controller carry the load.
+        for drop_overload in [true, false] {
+            let p = dualpi2::Params {
+                limit: Limit::Packets(100),
+                target: Duration(200_000),
+                tupdate: Duration(500_000),
+                alpha: 5.0,
+                beta: 50.0,
+                step_thresh: Duration(100_000),
+                min_qlen_step: 0,
+                coupling_factor: 2.0,
+                classic_protection: 10,
+                drop_overload,
+            };
+            every_run(|limit, l| dualpi2::DualPi2::new(&dualpi2::Params { limit, ..p.clone() }, l));
         }
     }
 
@@ -779,6 +802,7 @@ pub mod fuzz {
         fuzz_sfb => "sfb",
         fuzz_fred => "fred",
         fuzz_cobalt => "cobalt",
+        fuzz_dualpi2 => "dualpi2",
     }
 
     /// Cases the targets found (fixed since), replayed by `make test`: the discipline's table,

@@ -70,10 +70,14 @@ pub enum DropReason {
     Blue,
     /// SFB: a flow whose bins all reached probability 1, over its penalty rate.
     RateLimit,
+    /// DualPI2's PI2 controller (RFC 9332): a Classic packet at p'^2, an L4S packet at k p'.
+    DualPi2,
+    /// A mark only: a step threshold on the sojourn time (DualPI2's L queue).
+    Step,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 16] = [
+    pub const ALL: [DropReason; 18] = [
         DropReason::Overflow,
         DropReason::Early,
         DropReason::Forced,
@@ -90,6 +94,8 @@ impl DropReason {
         DropReason::FlowLimit,
         DropReason::Blue,
         DropReason::RateLimit,
+        DropReason::DualPi2,
+        DropReason::Step,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -111,6 +117,8 @@ impl DropReason {
             DropReason::FlowLimit => "flow_limit",
             DropReason::Blue => "blue",
             DropReason::RateLimit => "rate_limit",
+            DropReason::DualPi2 => "dualpi2",
+            DropReason::Step => "step",
         }
     }
 
@@ -352,6 +360,7 @@ disciplines! {
         Sfb(sfb::Sfb),
         Fred(fred::Fred),
         Cobalt(cobalt::Cobalt),
+        DualPi2(dualpi2::DualPi2),
 }
 
 /// Look a discipline up by name or alias.

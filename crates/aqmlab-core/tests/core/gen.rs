@@ -28,6 +28,7 @@ pub const DISCIPLINES: &[&str] = &[
     "sfb",
     "fred",
     "cobalt",
+    "dualpi2",
 ];
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
@@ -177,6 +178,20 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
             }
         }
         "codel" => codel_keys(rng, &mut q),
+        "dualpi2" => {
+            let _ = write!(
+                q,
+                ", target = \"{}us\", tupdate = \"{}us\", alpha = {:.3}, beta = {:.3}, step_thresh = \"{}us\", coupling_factor = {:.2}, classic_protection = {}, drop_overload = {}",
+                int(rng, 100, 20_000),
+                int(rng, 100, 20_000),
+                rng.uniform() * 2.0,
+                rng.uniform() * 20.0,
+                int(rng, 0, 5_000),
+                0.5 + rng.uniform() * 3.0,
+                int(rng, 0, 100),
+                rng.chance(0.7)
+            );
+        }
         "drr" => {
             let buckets = if rng.chance(0.3) { int(rng, 1, 8) } else { 0 };
             let _ = write!(q, ", quantum = {}, buckets = {buckets}", int(rng, 40, 3000));

@@ -8,6 +8,7 @@ mod bad_inputs;
 mod catalogue;
 mod choke_models;
 mod choke_vs_red;
+mod dualpi2;
 mod foundation;
 mod fq;
 mod fuzz;
