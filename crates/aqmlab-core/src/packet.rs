@@ -26,6 +26,9 @@ pub mod flags {
     pub const ECE: u8 = 1 << 2;
     /// A retransmission (its bytes were sent before).
     pub const RETX: u8 = 1 << 3;
+    /// With [`ECT`]: the codepoint is ECT(1) (RFC 3168's second codepoint, the L4S
+    /// identifier of RFC 9331) rather than ECT(0).
+    pub const ECT1: u8 = 1 << 4;
 }
 
 /// One packet in flight or in a queue.
