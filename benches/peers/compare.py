@@ -135,7 +135,15 @@ AQM_QUEUES: list[tuple[str, dict]] = [
     ),
     (
         "pie",
-        {"discipline": "pie", "limit": AQM_LIMIT, "target": "15ms", "tupdate": "15ms", "alpha": 0.125, "beta": 1.25},
+        {
+            "discipline": "pie",
+            "limit": AQM_LIMIT,
+            "target": "15ms",
+            "tupdate": "15ms",
+            "alpha": 0.125,
+            "beta": 1.25,
+            "derandomize": True,
+        },
     ),
     (
         "fq_pie",
@@ -148,6 +156,8 @@ AQM_QUEUES: list[tuple[str, dict]] = [
             "tupdate": "15ms",
             "alpha": 0.125,
             "beta": 1.25,
+            "derandomize": True,
+            "overflow": "fattest_flow",
             "drop_batch": 64,
         },
     ),
@@ -230,7 +240,12 @@ def _attrs(q: dict, fail, typeid: str, names: dict[str, str], queue: str) -> lis
     """--queue plus ns-3 attribute defaults for the keys of q that ns-3 reads (names: aqmlab key
     -> ns-3 attribute); any other key (beyond discipline and limit) is refused, so that a
     parameter one side reads and the other ignores cannot pass unseen."""
-    extra = set(q) - {"discipline", "limit", *names, *(("quantum",) if queue.startswith("fq_") else ())}
+    # ns-3's flow-queue disciplines drop from the fattest queue on overflow, and have no switch.
+    fattest = q.get("overflow") == "fattest_flow"
+    allowed = {"discipline", "limit", *names}
+    allowed |= {"quantum"} if queue.startswith("fq_") else set()
+    allowed |= {"overflow"} if fattest else set()
+    extra = set(q) - allowed
     if extra:
         raise fail(f"{q['discipline']}: the ns-3 peer does not model {', '.join(sorted(extra))}")
     if not isinstance(q.get("limit"), int):
@@ -254,6 +269,7 @@ _PIE = {
     "beta": "B",
     "max_burst": "MaxBurstAllowance",
     "ecn": "UseEcn",
+    "derandomize": "UseDerandomization",
 }
 _FQ = {"flows": "Flows", "drop_batch": "DropBatchSize"}
 NS3_QUEUES = {
