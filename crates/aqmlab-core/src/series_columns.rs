@@ -104,6 +104,8 @@ pub const LINK: &[SeriesColumn] = &[
         "drr, sfq",
         "flow queues (or hash buckets) with packets: the round robin's active list",
     ),
+    col("new_flows", "queues", "sample", "fq_codel", "queues on the list of new queues (served first)"),
+    col("old_flows", "queues", "sample", "fq_codel", "queues on the list of old queues"),
 ];
 
 /// Columns of a traced flow.

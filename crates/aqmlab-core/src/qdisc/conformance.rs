@@ -288,8 +288,8 @@ pub fn hammer<Q: QueueDisc>(make: impl Fn(&LinkInfo) -> Q, seed: u64) -> (usize,
 #[cfg(test)]
 mod tests {
     use super::super::{
-        ared, blue, cobalt, codel, decbit, droptail, drr, dualpi2, early_random_drop, fq, fq_bit, fred, random_drop,
-        sfb, sfq,
+        ared, blue, cobalt, codel, decbit, droptail, drr, dualpi2, early_random_drop, fq, fq_bit, fq_codel, fred,
+        random_drop, sfb, sfq,
     };
     use super::*;
     use crate::conf::{Bytes, Duration, Prob};
@@ -528,6 +528,31 @@ mod tests {
                 drop_overload,
             };
             every_run(|limit, l| dualpi2::DualPi2::new(&dualpi2::Params { limit, ..p.clone() }, l));
+        }
+    }
+
+    #[test]
+    fn fq_codel_keeps_the_contract() {
+        use super::super::flow_queues::{Classify, FlowQueueParams};
+        // Few buckets (collisions), exact queues, a small quantum, a memory limit that binds,
+        // batches of one and of many; CoDel's times short enough to act in the hammer's phases.
+        for (flows, quantum, memory_limit, drop_batch) in [
+            (Classify::Hashed(2), 1514, 32 << 20, 64),
+            (Classify::Exact, 300, 32 << 20, 1),
+            (Classify::Hashed(1024), 1514, 5_000, 4),
+        ] {
+            let codel = codel::CodelParams {
+                target: Duration(200_000),
+                interval: Duration(2_000_000),
+                ecn: drop_batch == 1,
+                ce_threshold: None,
+                mtu: Bytes(1500),
+            };
+            every_run(|limit, l| {
+                let queues =
+                    FlowQueueParams { limit, flows, quantum: Bytes(quantum), memory_limit: Bytes(memory_limit) };
+                fq_codel::FqCodel::new(&fq_codel::Params { queues, codel, drop_batch }, l)
+            });
         }
     }
 
@@ -803,6 +828,7 @@ pub mod fuzz {
         fuzz_fred => "fred",
         fuzz_cobalt => "cobalt",
         fuzz_dualpi2 => "dualpi2",
+        fuzz_fq_codel => "fq_codel",
     }
 
     /// Cases the targets found (fixed since), replayed by `make test`: the discipline's table,

@@ -29,6 +29,7 @@ use crate::rng::SimRng;
 #[cfg(test)]
 mod conformance;
 pub mod fifo;
+pub mod flow_queues;
 
 /// Why a packet was dropped or marked (a mark is a drop the discipline turned into a congestion
 /// signal, so the two share their reasons). The names are stable column names in results.
@@ -361,6 +362,7 @@ disciplines! {
         Fred(fred::Fred),
         Cobalt(cobalt::Cobalt),
         DualPi2(dualpi2::DualPi2),
+        FqCodel(fq_codel::FqCodel),
 }
 
 /// Look a discipline up by name or alias.

@@ -29,6 +29,7 @@ pub const DISCIPLINES: &[&str] = &[
     "fred",
     "cobalt",
     "dualpi2",
+    "fq_codel",
 ];
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
@@ -272,6 +273,14 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
             );
             if rng.chance(0.3) {
                 let _ = write!(q, ", blue_threshold = \"{}ms\"", int(rng, 10, 400));
+            }
+        }
+        "fq_codel" => {
+            codel_keys(rng, &mut q);
+            let flows = if rng.chance(0.3) { "\"exact\"".to_string() } else { int(rng, 1, 64).to_string() };
+            let _ = write!(q, ", flows = {flows}, quantum = {}, drop_batch = {}", int(rng, 100, 3000), int(rng, 1, 64));
+            if rng.chance(0.3) {
+                let _ = write!(q, ", memory_limit = {}", int(rng, 1600, 40_000));
             }
         }
         other => panic!("the generator does not know discipline '{other}'"),
