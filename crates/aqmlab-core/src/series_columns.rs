@@ -104,8 +104,17 @@ pub const LINK: &[SeriesColumn] = &[
         "drr, sfq",
         "flow queues (or hash buckets) with packets: the round robin's active list",
     ),
-    col("new_flows", "queues", "sample", "fq_codel", "queues on the list of new queues (served first)"),
-    col("old_flows", "queues", "sample", "fq_codel", "queues on the list of old queues"),
+    col("new_flows", "queues", "sample", "fq_codel, fq_pie", "queues on the list of new queues (served first)"),
+    col("old_flows", "queues", "sample", "fq_codel, fq_pie", "queues on the list of old queues"),
+    col("drop_prob", "probability", "sample", "pie", "PIE's drop probability p"),
+    col(
+        "qdelay_s",
+        "s",
+        "sample",
+        "pie",
+        "PIE's queue delay estimate: the sojourn time of the last packet dequeued (0 once the queue is empty)",
+    ),
+    col("burst_allowance_s", "s", "sample", "pie", "PIE's burst allowance left (no early drop while above 0)"),
 ];
 
 /// Columns of a traced flow.

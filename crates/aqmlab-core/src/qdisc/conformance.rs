@@ -288,8 +288,8 @@ pub fn hammer<Q: QueueDisc>(make: impl Fn(&LinkInfo) -> Q, seed: u64) -> (usize,
 #[cfg(test)]
 mod tests {
     use super::super::{
-        ared, blue, cobalt, codel, decbit, droptail, drr, dualpi2, early_random_drop, fq, fq_bit, fq_codel, fred,
-        random_drop, sfb, sfq,
+        ared, blue, cobalt, codel, decbit, droptail, drr, dualpi2, early_random_drop, fq, fq_bit, fq_codel, fq_pie,
+        fred, pie, random_drop, sfb, sfq,
     };
     use super::*;
     use crate::conf::{Bytes, Duration, Prob};
@@ -552,6 +552,47 @@ mod tests {
                 let queues =
                     FlowQueueParams { limit, flows, quantum: Bytes(quantum), memory_limit: Bytes(memory_limit) };
                 fq_codel::FqCodel::new(&fq_codel::Params { queues, codel, drop_batch }, l)
+            });
+        }
+    }
+
+    fn pie_params(ecn: bool, bytemode: bool, derandomize: bool) -> pie::PieParams {
+        // Short times, so that the hammer's overload phases get past the burst allowance.
+        pie::PieParams {
+            target: Duration(200_000),
+            tupdate: Duration(200_000),
+            alpha: 2,
+            beta: 20,
+            max_burst: Duration(1_000_000),
+            ecn,
+            ecn_prob: 0.1,
+            bytemode,
+            derandomize,
+            mtu: Bytes(1500),
+        }
+    }
+
+    #[test]
+    fn pie_keeps_the_contract() {
+        for (ecn, bytemode, derandomize) in [(false, false, true), (true, true, false), (true, false, true)] {
+            let pie = pie_params(ecn, bytemode, derandomize);
+            every_run(|limit, l| pie::Pie::new(&pie::Params { limit, pie }, l));
+        }
+    }
+
+    #[test]
+    fn fq_pie_keeps_the_contract() {
+        use super::super::flow_queues::{Classify, FlowQueueParams};
+        for (flows, quantum, memory_limit) in [
+            (Classify::Hashed(2), 1514, 32 << 20),
+            (Classify::Exact, 300, 32 << 20),
+            (Classify::Hashed(64), 1514, 5_000),
+        ] {
+            let pie = pie_params(quantum == 300, false, true);
+            every_run(|limit, l| {
+                let queues =
+                    FlowQueueParams { limit, flows, quantum: Bytes(quantum), memory_limit: Bytes(memory_limit) };
+                fq_pie::FqPie::new(&fq_pie::Params { queues, pie }, l)
             });
         }
     }
@@ -829,6 +870,8 @@ pub mod fuzz {
         fuzz_cobalt => "cobalt",
         fuzz_dualpi2 => "dualpi2",
         fuzz_fq_codel => "fq_codel",
+        fuzz_pie => "pie",
+        fuzz_fq_pie => "fq_pie",
     }
 
     /// Cases the targets found (fixed since), replayed by `make test`: the discipline's table,

@@ -363,6 +363,8 @@ disciplines! {
         Cobalt(cobalt::Cobalt),
         DualPi2(dualpi2::DualPi2),
         FqCodel(fq_codel::FqCodel),
+        Pie(pie::Pie),
+        FqPie(fq_pie::FqPie),
 }
 
 /// Look a discipline up by name or alias.

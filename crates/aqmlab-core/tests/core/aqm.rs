@@ -80,6 +80,26 @@ fn codel_holds_bulk_tcps_queue_near_target_where_droptail_holds_seconds() {
     assert!(c.utilization > 0.5, "codel utilization {}", c.utilization);
 }
 
+#[test]
+fn pie_holds_bulk_tcps_queue_near_target_where_droptail_holds_seconds() {
+    // PIE (RFC 8033) steers the queue delay's average to its target (15 ms) by the drop
+    // probability; the same single NewReno flow as above. Its standing queue should sit near
+    // the target: a mean under twice it, against DropTail's 0.8 s and more.
+    let pie = run(&long_path("{ discipline = \"pie\", limit = 2000, target = \"15ms\" }", ""));
+    let p = link(&pie, "bottleneck");
+    eprintln!(
+        "pie: mean qdelay {:.4} s, utilization {:.3}, drops {:?}, gauges {:?}",
+        p.mean_qdelay_s.unwrap(),
+        p.utilization,
+        p.drops_by_reason,
+        p.gauges
+    );
+    assert!(p.mean_qdelay_s.unwrap() < 0.030, "pie {:?}", p.mean_qdelay_s);
+    assert!(p.drops_by_reason.get("pie").copied().unwrap_or(0) > 0);
+    assert_eq!(p.drops_by_reason.get("overflow"), None);
+    assert!(p.utilization > 0.5, "pie utilization {}", p.utilization);
+}
+
 /// s{i} -(100 Mbps, 1 ms)- r -(10 Mbps, 10 ms, `queue`)- d, with the flows given.
 fn dumbbell(queue: &str, flows: &str) -> String {
     format!(
@@ -110,7 +130,7 @@ fn flow<'a>(r: &'a Results, name: &str) -> &'a aqmlab_core::results::FlowResult 
 }
 
 #[test]
-fn fq_codel_gives_a_sparse_flow_submillisecond_delay_beside_bulk_tcp_and_a_flood() {
+fn flow_queueing_gives_a_sparse_flow_submillisecond_delay_beside_bulk_tcp_and_a_flood() {
     // Four bulk NewReno flows, an unresponsive flood at the line rate and a sparse flow (one
     // 100-byte packet every 10 ms). The sparse flow's queue is empty whenever a packet of it
     // arrives: the packet joins the new list and goes next, after at most the packet in
@@ -143,12 +163,18 @@ kind = "cbr"
 rate = "80kbps"
 packet_size = 100
 "#;
-    let fq = run(&dumbbell("{ discipline = \"fq_codel\", flows = \"exact\" }", flows));
+    for discipline in ["fq_codel", "fq_pie"] {
+        sparse_flow_beside_bulk_tcp_and_a_flood(discipline, flows);
+    }
+}
+
+fn sparse_flow_beside_bulk_tcp_and_a_flood(discipline: &str, flows: &str) {
+    let fq = run(&dumbbell(&format!("{{ discipline = \"{discipline}\", flows = \"exact\" }}"), flows));
     let droptail = run(&dumbbell("{ discipline = \"droptail\", limit = 200 }", flows));
     let sparse = |r: &Results| flow(r, "sparse").mean_qdelay_s.unwrap();
     let b = link(&fq, "bottleneck");
     eprintln!(
-        "fq_codel: sparse qdelay {:.3} ms (droptail {:.1} ms), drops {:?}, marks {:?}",
+        "{discipline}: sparse qdelay {:.3} ms (droptail {:.1} ms), drops {:?}, marks {:?}",
         sparse(&fq) * 1e3,
         sparse(&droptail) * 1e3,
         b.drops_by_reason,
@@ -176,7 +202,7 @@ packet_size = 100
 }
 
 #[test]
-fn fq_codel_shares_the_line_max_min_among_unresponsive_flows() {
+fn flow_queueing_shares_the_line_max_min_among_unresponsive_flows() {
     // Constant-rate flows of 1, 3, 5 and 8 Mbps on a 10 Mbps line: max-min gives 1 Mbps to
     // the first and 3 Mbps to each of the others. DRR with equal quanta gives the backlogged
     // queues equal bytes; the 1 Mbps flow is never backlogged.
@@ -187,13 +213,15 @@ fn fq_codel_shares_the_line_max_min_among_unresponsive_flows() {
             i + 1
         );
     }
-    let r = run(&dumbbell("{ discipline = \"fq_codel\", flows = \"exact\" }", &flows));
-    let got: Vec<f64> = (0..4).map(|i| flow(&r, &format!("cbr{i}")).throughput_bps / 1e6).collect();
-    eprintln!("max-min shares (1, 3, 3, 3 Mbps): {got:?}");
-    for (g, want) in got.iter().zip([1.0, 3.0, 3.0, 3.0]) {
-        // Within 2%: over 25 s a DRR round is a few packets, so the shares are exact but for
-        // the packets in flight at the window's edges.
-        assert!((g - want).abs() < 0.02 * want, "{got:?}");
+    for discipline in ["fq_codel", "fq_pie"] {
+        let r = run(&dumbbell(&format!("{{ discipline = \"{discipline}\", flows = \"exact\" }}"), &flows));
+        let got: Vec<f64> = (0..4).map(|i| flow(&r, &format!("cbr{i}")).throughput_bps / 1e6).collect();
+        eprintln!("{discipline}: max-min shares (1, 3, 3, 3 Mbps): {got:?}");
+        for (g, want) in got.iter().zip([1.0, 3.0, 3.0, 3.0]) {
+            // Within 2%: over 25 s a DRR round is a few packets, so the shares are exact but
+            // for the packets in flight at the window's edges.
+            assert!((g - want).abs() < 0.02 * want, "{discipline}: {got:?}");
+        }
+        assert_eq!(flow(&r, "cbr0").dropped_pkts, 0, "{discipline}");
     }
-    assert_eq!(flow(&r, "cbr0").dropped_pkts, 0);
 }

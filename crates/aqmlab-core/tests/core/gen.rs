@@ -30,6 +30,8 @@ pub const DISCIPLINES: &[&str] = &[
     "cobalt",
     "dualpi2",
     "fq_codel",
+    "pie",
+    "fq_pie",
 ];
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
@@ -273,6 +275,25 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
             );
             if rng.chance(0.3) {
                 let _ = write!(q, ", blue_threshold = \"{}ms\"", int(rng, 10, 400));
+            }
+        }
+        "pie" | "fq_pie" => {
+            let target_us = int(rng, 100, 30_000);
+            let _ = write!(
+                q,
+                ", target = \"{target_us}us\", tupdate = \"{}us\", alpha = {}, beta = {}, max_burst = \"{}us\", ecn = {}, bytemode = {}, derandomize = {}",
+                int(rng, 100, 30_000),
+                int(rng, 0, 32),
+                int(rng, 0, 32),
+                int(rng, 0, 200_000),
+                rng.chance(0.5),
+                rng.chance(0.3),
+                rng.chance(0.7)
+            );
+            if discipline == "fq_pie" {
+                let flows = if rng.chance(0.3) { "\"exact\"".to_string() } else { int(rng, 1, 64).to_string() };
+                let _ =
+                    write!(q, ", flows = {flows}, quantum = {}, ecn_prob = {}", int(rng, 100, 3000), int(rng, 0, 100));
             }
         }
         "fq_codel" => {
