@@ -561,8 +561,8 @@ mod tests {
         pie::PieParams {
             target: Duration(200_000),
             tupdate: Duration(200_000),
-            alpha: 2,
-            beta: 20,
+            alpha: 0.125,
+            beta: 1.25,
             max_burst: Duration(1_000_000),
             ecn,
             ecn_prob: 0.1,
@@ -592,7 +592,12 @@ mod tests {
             every_run(|limit, l| {
                 let queues =
                     FlowQueueParams { limit, flows, quantum: Bytes(quantum), memory_limit: Bytes(memory_limit) };
-                fq_pie::FqPie::new(&fq_pie::Params { queues, pie }, l)
+                let overflow = if quantum == 300 {
+                    super::super::flow_queues::Overflow::FattestFlow { drop_batch: 2 }
+                } else {
+                    super::super::flow_queues::Overflow::TailDrop
+                };
+                fq_pie::FqPie::new(&fq_pie::Params { queues, pie, overflow }, l)
             });
         }
     }

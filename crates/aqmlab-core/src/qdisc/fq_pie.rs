@@ -6,8 +6,10 @@
 //!
 //! Each queue has its own PIE state: its drop probability is updated every `tupdate` from its
 //! own delay estimate and backlog, and each arrival is decided by its queue's PIE (reason `pie`)
-//! before it joins. A full buffer refuses the arrival (`overflow`), as Linux's fq_pie; there is
-//! no drop from the fattest queue. Gauges: `new_flows`, `old_flows`.
+//! before it joins. A full buffer refuses the arrival (`overflow`), as Linux's fq_pie; with
+//! `overflow = "fattest_flow"` it drops from the fattest queue instead, in batches of up to
+//! `drop_batch`, as FQ-CoDel and ns-3's FqPieQueueDisc (reason `fattest_flow`). Gauges:
+//! `new_flows`, `old_flows`.
 //!
 //! Choices and deviations (besides those of the files it combines):
 //! - `memory_limit` refuses arrivals that would exceed it; Linux's fq_pie only counts them.
@@ -35,13 +37,25 @@ pub struct Params {
     pub queues: FlowQueueParams,
     #[serde(flatten)]
     pub pie: PieParams,
+    pub overflow: Overflow,
 }
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
         let queues = FlowQueueParams::read(f)?;
         let pie = PieParams::read(f, true)?;
-        Ok(Params { queues, pie })
+        let rule = f.choice(
+            "overflow",
+            "tail_drop",
+            &["tail_drop", "fattest_flow"],
+            "over the limit: refuse the arrival (Linux's fq_pie) or drop from the fattest queue (FQ-CoDel's rule, ns-3's FqPieQueueDisc)",
+        )?;
+        let drop_batch: u32 =
+            f.or("drop_batch", 64u32, "with overflow = \"fattest_flow\": most packets dropped from the fattest queue at once")?;
+        f.ensure(drop_batch >= 1, "drop_batch", "allowed: 1 or more packets")?;
+        let overflow =
+            if rule == "fattest_flow" { Overflow::FattestFlow { drop_batch } } else { Overflow::TailDrop };
+        Ok(Params { queues, pie, overflow })
     }
 }
 
@@ -64,7 +78,7 @@ pub struct FqPie {
 
 impl FqPie {
     pub fn new(p: &Params, link: &LinkInfo) -> Self {
-        FqPie { pie: p.pie, queues: FlowQueues::new(&p.queues, Overflow::TailDrop, link.n_flows) }
+        FqPie { pie: p.pie, queues: FlowQueues::new(&p.queues, p.overflow, link.n_flows) }
     }
 }
 
@@ -128,9 +142,12 @@ mod tests {
         assert_eq!(p.queues.flows, Classify::Hashed(1024));
         assert_eq!((p.queues.quantum, p.queues.memory_limit), (Bytes(1514), Bytes(32 << 20)));
         assert_eq!((p.pie.target, p.pie.tupdate), (Duration(15 * MS), Duration(15 * MS)));
-        assert_eq!((p.pie.alpha, p.pie.beta, p.pie.ecn, p.pie.ecn_prob), (2, 20, false, 0.1));
+        assert_eq!((p.pie.alpha, p.pie.beta, p.pie.ecn, p.pie.ecn_prob), (0.125, 1.25, false, 0.1));
         assert!(read("ecn_prob = 101").is_err());
-        assert!(read("drop_batch = 1").unwrap_err().message.contains("unknown key"), "fq_codel's only");
+        assert_eq!(p.overflow, Overflow::TailDrop);
+        let p = read("overflow = \"fattest_flow\"\ndrop_batch = 8").unwrap();
+        assert_eq!(p.overflow, Overflow::FattestFlow { drop_batch: 8 });
+        assert!(read("overflow = \"head\"").is_err());
     }
 
     #[test]
@@ -141,6 +158,15 @@ mod tests {
         h.offer(2, 100);
         assert_eq!(h.offer(3, 100), Verdict::Dropped(DropReason::Overflow));
         assert_eq!(h.q.len(), 3);
+        // The ns-3 rule: the fattest queue (flow 1, 2000 bytes) loses its head.
+        let mut p = params(3);
+        p.overflow = Overflow::FattestFlow { drop_batch: 64 };
+        let mut h = Harness::new(FqPie::new(&p, &link(4)), 1);
+        h.offer(1, 1000);
+        h.offer(1, 1000);
+        h.offer(2, 100);
+        assert_eq!(h.offer(3, 100), Verdict::Enqueued);
+        assert_eq!(h.dropped, vec![(1, DropReason::FattestFlow)]);
     }
 
     #[test]

@@ -22,8 +22,8 @@
 //! - De-randomization (section 5.4, optional in the RFC; always on in Linux): `derandomize =
 //!   true` (the default here, as Linux) accumulates p over arrivals and drops never before the
 //!   sum reaches 0.85 and always once it reaches 8.5; `false` draws each arrival alone.
-//! - `alpha` and `beta` are in tc's units, sixteenths per second (tc's defaults 2 and 20 are
-//!   RFC 8033's 0.125 and 1.25).
+//! - `alpha` and `beta` are in RFC 8033's units, per second (0.125 and 1.25, as ns-3's A and
+//!   B); tc takes sixteenths of them (its `alpha 2`, `beta 20`): divide a tc value by 16.
 //! - ECN (section 5.1): with `ecn`, an ECN-capable packet PIE would drop is marked instead while
 //!   p is at most 10% (reason `pie`); above, it is dropped.
 //! - `bytemode`: a packet of size s <= MTU is dropped with p s / MTU (Linux).
@@ -58,9 +58,9 @@ pub const INFO: DisciplineInfo = DisciplineInfo {
 pub struct PieParams {
     pub target: Duration,
     pub tupdate: Duration,
-    /// In sixteenths per second (tc's units).
-    pub alpha: u32,
-    pub beta: u32,
+    /// Per second (RFC 8033's units).
+    pub alpha: f64,
+    pub beta: f64,
     pub max_burst: Duration,
     pub ecn: bool,
     /// Mark rather than drop only while p is at most this.
@@ -80,18 +80,18 @@ impl PieParams {
         let tupdate: Duration =
             f.or("tupdate", Duration(15_000_000), "how often the drop probability is updated")?;
         f.ensure(tupdate.0 >= 1_000, "tupdate", "allowed: 1us or more")?;
-        let alpha: u32 = f.or(
+        let alpha: f64 = f.or(
             "alpha",
-            2u32,
-            "weight of (delay - target) in the update, in sixteenths per second (tc's units: 2 is RFC 8033's 0.125)",
+            0.125,
+            "weight of (delay - target), in seconds, in the update, per second (RFC 8033; tc's alpha is 16 times it)",
         )?;
-        f.ensure(alpha <= 32, "alpha", format!("{alpha} (allowed: 0 to 32, as tc)"))?;
-        let beta: u32 = f.or(
+        f.ensure((0.0..=2.0).contains(&alpha), "alpha", format!("{alpha} (allowed: 0 to 2 per second, tc's 0 to 32)"))?;
+        let beta: f64 = f.or(
             "beta",
-            20u32,
-            "weight of the delay's change since the last update, in sixteenths per second (20 is RFC 8033's 1.25)",
+            1.25,
+            "weight of the delay's change since the last update, per second (RFC 8033; tc's beta is 16 times it)",
         )?;
-        f.ensure(beta <= 32, "beta", format!("{beta} (allowed: 0 to 32, as tc)"))?;
+        f.ensure((0.0..=2.0).contains(&beta), "beta", format!("{beta} (allowed: 0 to 2 per second, tc's 0 to 32)"))?;
         let max_burst: Duration = f.or(
             "max_burst",
             Duration(150_000_000),
@@ -183,8 +183,8 @@ impl PieVars {
             s(self.qdelay),
             s(self.qdelay_old),
             s(p.target.0),
-            p.alpha as f64 / 16.0,
-            p.beta as f64 / 16.0,
+            p.alpha,
+            p.beta,
         );
         self.prob += delta;
         if self.prob > 1.0 {
@@ -377,8 +377,8 @@ mod tests {
     const PARAMS: PieParams = PieParams {
         target: Duration(15 * MS),
         tupdate: Duration(15 * MS),
-        alpha: 2,
-        beta: 20,
+        alpha: 0.125,
+        beta: 1.25,
         max_burst: Duration(150 * MS),
         ecn: false,
         ecn_prob: 0.1,
@@ -401,7 +401,8 @@ mod tests {
         let p = read("").unwrap();
         assert_eq!(p.limit, Limit::Packets(1000));
         assert_eq!(p.pie, PARAMS);
-        assert!(read("alpha = 33").unwrap_err().message.contains("0 to 32"));
+        assert!(read("alpha = 2.5").unwrap_err().message.contains("0 to 2 per second"));
+        assert!(read("beta = -1").is_err());
         assert!(read("target = 0").is_err());
         assert!(read("ecn_prob = 10").unwrap_err().message.contains("unknown key"), "fq_pie's only");
     }

@@ -283,8 +283,8 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
                 q,
                 ", target = \"{target_us}us\", tupdate = \"{}us\", alpha = {}, beta = {}, max_burst = \"{}us\", ecn = {}, bytemode = {}, derandomize = {}",
                 int(rng, 100, 30_000),
-                int(rng, 0, 32),
-                int(rng, 0, 32),
+                int(rng, 0, 32) as f64 / 16.0,
+                int(rng, 0, 32) as f64 / 16.0,
                 int(rng, 0, 200_000),
                 rng.chance(0.5),
                 rng.chance(0.3),
@@ -294,6 +294,9 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
                 let flows = if rng.chance(0.3) { "\"exact\"".to_string() } else { int(rng, 1, 64).to_string() };
                 let _ =
                     write!(q, ", flows = {flows}, quantum = {}, ecn_prob = {}", int(rng, 100, 3000), int(rng, 0, 100));
+                if rng.chance(0.4) {
+                    let _ = write!(q, ", overflow = \"fattest_flow\", drop_batch = {}", int(rng, 1, 64));
+                }
             }
         }
         "fq_codel" => {
