@@ -1,4 +1,4 @@
-"""examples/: every scenario validates, every sweep plans, and every notebook runs end to end."""
+"""examples/ and scenarios/: every scenario validates, every sweep plans, and every notebook runs end to end."""
 
 from __future__ import annotations
 
@@ -13,14 +13,21 @@ from aqmlab.sweep import SweepSpec, plan
 from support import REPO_ROOT
 
 EXAMPLES = REPO_ROOT / "examples"
+SCENARIOS = REPO_ROOT / "scenarios"
 
 
-@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", sorted([*EXAMPLES.glob("*.toml"), *(SCENARIOS / "examples").glob("*.toml")]), ids=lambda p: p.name
+)
 def test_example_scenarios_validate(path: Path):
     aqmlab.load(path)
 
 
-@pytest.mark.parametrize("path", sorted((EXAMPLES / "sweeps").glob("*.toml")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path",
+    sorted([*(EXAMPLES / "sweeps").glob("*.toml"), *(SCENARIOS / "sweeps").glob("*.toml")]),
+    ids=lambda p: p.name,
+)
 def test_example_sweeps_have_only_valid_points(path: Path):
     points = plan(SweepSpec.from_file(path)).points
     assert points and all(point.error is None for point in points), [p.error for p in points]

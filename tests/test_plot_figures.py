@@ -118,3 +118,9 @@ def test_a_swept_queue_table_gives_one_line_per_discipline_named_by_it(tmp_path:
     assert not summary.attrs["warnings"]
     assert sorted(set(summary["link.bottleneck.queue"])) == ["droptail", "red"]
     assert list(summary["n"]) == [1, 1, 1, 1]
+
+
+def test_logy_draws_a_logarithmic_y_axis(store: Path):
+    summary = summarize(store, "throughput_bps", "link.bottleneck.rate", flow="udp*", agg="sum")
+    assert draw(summary, logy=True).axes[0].get_yscale() == "log"
+    assert draw(summary).axes[0].get_yscale() == "linear"

@@ -277,6 +277,7 @@ def plot_metric(
     agg: str = "mean",
     level: float = 0.95,
     logx: bool = False,
+    logy: bool = False,
     title: str | None = None,
     out: str | os.PathLike[str] | None = None,
 ) -> Figure:
@@ -286,7 +287,7 @@ def plot_metric(
     The returned Figure carries the summary as ``figure.summary``.
     """
     summary = summarize(store, metric, x, by=by, flow=flow, link=link, where=where, agg=agg, level=level)
-    figure = draw(summary, logx=logx, title=title)
+    figure = draw(summary, logx=logx, logy=logy, title=title)
     if out is not None:
         figure.savefig(os.fspath(out))
     return figure
@@ -330,6 +331,7 @@ def draw(
     summary: pd.DataFrame,
     *,
     logx: bool = False,
+    logy: bool = False,
     title: str | None = None,
     labels: dict[str, str] | None = None,
     xlabel: str | None = None,
@@ -408,6 +410,9 @@ def draw(
         )
     if logx and numeric:
         ax.set_xscale("log")
+    if logy:
+        # Quantities that span orders of magnitude (DropTail's seconds beside CoDel's ms).
+        ax.set_yscale("log")
     if len(ticks) <= MAX_TEXT_TICKS:
         ax.set_xticks(list(ticks), [str(text) for text in ticks.values()])
         ax.minorticks_off()
@@ -427,7 +432,8 @@ def draw(
         what = f"{what}\n{where}"
     ax.set_ylabel(ylabel or what)
     # Plain numbers on the y axis: the unit is in the label, never an offset such as 1e6.
-    ax.ticklabel_format(axis="y", style="plain", useOffset=False)
+    if not logy:  # a log axis has its own tick labels
+        ax.ticklabel_format(axis="y", style="plain", useOffset=False)
     if title:
         ax.set_title(title, fontsize="medium")
     n_max = int(summary["n"].max()) if len(summary) else 0

@@ -38,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--level", type=float, default=0.95, help="confidence level of the intervals (default: 0.95)")
     parser.add_argument("--logx", action="store_true", help="logarithmic x axis")
+    parser.add_argument("--logy", action="store_true", help="logarithmic y axis")
     parser.add_argument("--title", help="figure title (default: none; the interval is noted under the plot)")
     parser.add_argument(
         "--label", metavar="VALUE=TEXT", action="append", default=[], type=_label,
@@ -84,7 +85,7 @@ def handle(args: argparse.Namespace) -> int:
             f"--label {unknown[0]}=...: no line has that value (lines: {', '.join(sorted(lines)) or 'one'})"
         )
     figure = draw(
-        summary, logx=args.logx, title=args.title, labels=labels, xlabel=args.xlabel, ylabel=args.ylabel,
+        summary, logx=args.logx, logy=args.logy, title=args.title, labels=labels, xlabel=args.xlabel, ylabel=args.ylabel,
         hlines=args.hline, diagonal=args.diagonal,
     )  # fmt: skip
     try:
