@@ -899,10 +899,27 @@ pub mod fuzz {
         ),
     ];
 
+    /// PIE's catch-up ran 10^6 to 10^9 updates one by one when a 1 bit/s line left packets
+    /// queued for 1000 s and alpha was too small for p to settle (pie.rs, jump_within_band).
+    const PIE_REGRESSIONS: &[(&str, LinkInfo, u64, u64)] = &[
+        (
+            "discipline = \"pie\"\ntarget = \"1ms\"\ntupdate = \"1ms\"\nalpha = 1e-300\necn = false\nmtu = 100000\n",
+            LinkInfo { rate_bps: 1_000_000_000_000, n_flows: 33, mean_packet_size: 1500 },
+            1,
+            15698111806670792979,
+        ),
+        (
+            "discipline = \"fq_pie\"\nflows = 37\ntarget = \"1ns\"\nalpha = 1e-300\nmax_burst = 0\necn = false\necn_prob = 48\nbytemode = false\nderandomize = true\nmtu = 500\noverflow = \"fattest_flow\"\n",
+            LinkInfo { rate_bps: 10_000_000_000, n_flows: 26, mean_packet_size: 40 },
+            1,
+            14727398570318134763,
+        ),
+    ];
+
     #[test]
     fn fuzz_regressions() {
         let src = Source { path: "regression".into() };
-        for (text, link, line_rate, seed) in REGRESSIONS {
+        for (text, link, line_rate, seed) in REGRESSIONS.iter().chain(PIE_REGRESSIONS) {
             let table = parse_toml(text, &src).unwrap();
             let params = crate::scenario::read_queue(&src, "queue", &table, Origin::Line(1)).unwrap();
             let t0 = std::time::Instant::now();

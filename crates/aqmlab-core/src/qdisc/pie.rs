@@ -219,6 +219,9 @@ impl PieVars {
             t += p.tupdate.0;
             let before = (self.prob, self.qdelay_old, self.accu_prob);
             let restored = self.update(p, backlog);
+            if t < due {
+                t += self.jump_within_band(p, (due - t) / p.tupdate.0);
+            }
             if (self.prob, self.qdelay_old, self.accu_prob) == before {
                 // The probability has settled (the delay estimate does not move between
                 // events): the remaining updates only wear the burst allowance down, unless
@@ -231,6 +234,37 @@ impl PieVars {
             }
         }
         self.last_update = Some(due.max(last));
+    }
+
+    /// With the delay estimate steady and above 0 (no decay), every update within one range of
+    /// the auto-tuning adds the same step: apply up to `remaining` of them at once, stopping
+    /// short of the range's edges (where the next update is taken one by one). Returns the time
+    /// covered. Only long waits with packets queued need it (a line slower than a packet per
+    /// update); p differs from step-by-step addition by rounding only.
+    fn jump_within_band(&mut self, p: &PieParams, remaining: u64) -> u64 {
+        if remaining < 1000 || self.qdelay == 0 || self.qdelay != self.qdelay_old {
+            return 0;
+        }
+        let s = |ns: u64| ns as f64 / NS_PER_S as f64;
+        let delta = probability_step(self.prob, s(self.qdelay), s(self.qdelay), s(p.target.0), p.alpha, p.beta);
+        const EDGES: [f64; 8] = [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0];
+        let Some(band) = EDGES.windows(2).position(|w| self.prob >= w[0] && self.prob < w[1]) else { return 0 };
+        let (lower, upper) = (EDGES[band], EDGES[band + 1]);
+        let room = if delta > 0.0 {
+            (upper - self.prob) / delta
+        } else if delta < 0.0 {
+            (self.prob - lower) / -delta
+        } else {
+            return 0;
+        };
+        // Strictly inside the range after the jump: the last step to an edge is taken normally.
+        let steps = ((room.floor() as u64).saturating_sub(1)).min(remaining - 1);
+        if steps == 0 {
+            return 0;
+        }
+        self.prob += steps as f64 * delta;
+        self.burst_left = self.burst_left.saturating_sub(steps.saturating_mul(p.tupdate.0));
+        steps * p.tupdate.0
     }
 
     /// PIE's decision about an arrival of `size` bytes with `backlog` bytes queued (after
@@ -467,7 +501,7 @@ mod tests {
     fn catching_up_at_once_equals_updating_at_every_boundary() {
         // The delay estimate frozen at 40 ms (or 0) over 30 s: the updates replayed at once, with
         // the shortcut once p settles, give what the timer would, boundary by boundary.
-        for (qdelay, prob, backlog) in [(40 * MS, 0.0, 50_000), (0, 0.3, 0), (5 * MS, 0.01, 50_000)] {
+        for (qdelay, prob, backlog) in [(40 * MS, 0.0, 50_000), (0, 0.3, 0), (5 * MS, 0.01, 50_000), (16 * MS, 0.0, 50_000)] {
             let start = PieVars { qdelay, prob, ..PieVars::default() };
             let (mut at_once, mut stepwise) = (start.clone(), start);
             at_once.catch_up(&PARAMS, 0, backlog);
@@ -477,11 +511,28 @@ mod tests {
                 stepwise.catch_up(&PARAMS, k * 15 * MS, backlog);
             }
             assert_eq!(
-                (at_once.prob, at_once.qdelay_old, at_once.burst_left, at_once.accu_prob),
-                (stepwise.prob, stepwise.qdelay_old, stepwise.burst_left, stepwise.accu_prob),
+                (at_once.qdelay_old, at_once.burst_left, at_once.accu_prob),
+                (stepwise.qdelay_old, stepwise.burst_left, stepwise.accu_prob),
                 "qdelay {qdelay}"
             );
+            // p to rounding: steps within a range of the auto-tuning are added at once.
+            assert!((at_once.prob - stepwise.prob).abs() <= 1e-12 * stepwise.prob.max(1e-300), "qdelay {qdelay}: {} vs {}", at_once.prob, stepwise.prob);
         }
+    }
+
+    #[test]
+    fn a_long_wait_with_a_tiny_alpha_is_computed_in_bounded_time() {
+        // A fuzz case: alpha = 1e-300, 1 ms updates, packets queued and 1000 s without a
+        // dequeue: 10^6 updates whose steps are too small for p ever to settle.
+        let p = PieParams { alpha: 1e-300, tupdate: Duration(MS), ..PARAMS };
+        let mut v = PieVars { qdelay: 20 * MS, qdelay_old: 20 * MS, ..PieVars::default() };
+        let t0 = std::time::Instant::now();
+        v.catch_up(&p, 0, 50_000);
+        v.catch_up(&p, 1_000_000 * MS, 50_000);
+        assert!(t0.elapsed().as_secs_f64() < 0.5, "{:?}", t0.elapsed());
+        // 10^6 steps of 1e-300 * 0.005 / 2048 each.
+        let want = 1e6 * 1e-300 * 0.005 / 2048.0;
+        assert!((v.prob - want).abs() < 1e-9 * want, "{} vs {want}", v.prob);
     }
 
     fn pie(p: PieParams, limit: u32) -> Harness<Pie> {
