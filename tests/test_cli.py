@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from support import EXAMPLE, error_lines, run_cli
+from support import EXAMPLE, REPO_ROOT, error_lines, run_cli
 
 DESIGN_TOP_KEYS = {
     "format",
@@ -214,3 +214,26 @@ def test_interrupt_exits_130_with_one_line_and_writes_nothing(tmp_path, monkeypa
     assert main(["run", str(EXAMPLE), "--out", str(out)]) == 130
     assert capsys.readouterr().err.strip().splitlines() == ["aqmlab: interrupted"]
     assert list(tmp_path.iterdir()) == []
+
+
+# --- warnings -----------------------------------------------------------------------------------
+
+
+def test_an_ecn_option_no_flow_can_use_is_a_warning_on_stderr_and_in_the_results(tmp_path):
+    # The TCP dumbbell's bottleneck runs CHOKe; switch it to RED with ecn = true while its Reno
+    # flows are not ECN-capable: the option can mark nothing.
+    dumbbell = REPO_ROOT / "scenarios" / "examples" / "dumbbell.toml"
+    out = tmp_path / "results.json"
+    settings = ["--set", "link.bottleneck.queue.discipline=red", "--set", "link.bottleneck.queue.ecn=true"]
+    result = run_cli(
+        "run", dumbbell, *settings, "--set", "simulation.duration=5s", "--set", "simulation.warmup=1s", "--out", out
+    )
+    assert result.returncode == 0, result.stderr
+    warning = "aqmlab: warning: link bottleneck: red has ecn = true but no ECN-capable flow"
+    assert warning in result.stderr
+    assert json.loads(out.read_text())["warnings"][0].startswith("link bottleneck: red has ecn = true")
+    assert warning in run_cli("validate", dumbbell, *settings).stderr
+    # With the TCP flows ECN-capable there is nothing to say.
+    quiet = run_cli("validate", dumbbell, *settings, "--set", "flow.tcp*.ecn=true")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "warning" not in quiet.stderr

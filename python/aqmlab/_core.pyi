@@ -44,6 +44,10 @@ class Scenario:
     @property
     def notes(self) -> list[str]:
         """What the overrides did besides setting values (a discipline switched to its defaults)."""
+    @property
+    def warnings(self) -> list[str]:
+        """What the run will do that the scenario may not mean (an ECN option no flow can use), one
+        line each; the results carry them too."""
     def to_json(self) -> str:
         """The expanded, validated scenario (stable: used for hashing)."""
 

@@ -67,6 +67,12 @@ class Results:
         return self.raw["seed"]
 
     @property
+    def warnings(self) -> list[str]:
+        """What the run did that its scenario may not mean (a discipline's ``ecn = true`` on a link no
+        ECN-capable flow crosses), one line each; empty for results written before warnings existed."""
+        return list(self.raw.get("warnings", []))
+
+    @property
     def fairness(self) -> dict[str, Any]:
         """``{"jain": overall Jain index, "groups": {group: Jain index within the group}}``."""
         return self.raw["fairness"]

@@ -18,7 +18,8 @@ pub enum PacketKind {
 
 /// Flag bits.
 pub mod flags {
-    /// The packet may be marked instead of dropped (ECN-capable / DECbit source).
+    /// The packet may be marked instead of dropped (ECN-capable / DECbit source): ECT(0), or
+    /// ECT(1) when [`ECT1`] is set too. Gateways test this bit alone.
     pub const ECT: u8 = 1 << 0;
     /// Congestion experienced: set by a gateway (DECbit's bit, ECN's CE).
     pub const CE: u8 = 1 << 1;
@@ -29,6 +30,8 @@ pub mod flags {
     /// With [`ECT`]: the codepoint is ECT(1) (RFC 3168's second codepoint, the L4S
     /// identifier of RFC 9331) rather than ECT(0).
     pub const ECT1: u8 = 1 << 4;
+    /// On a data packet: Congestion Window Reduced, the sender's answer to ECE (RFC 3168).
+    pub const CWR: u8 = 1 << 5;
 }
 
 /// One packet in flight or in a queue.

@@ -28,6 +28,8 @@ pub struct Results {
     /// 10000 flows, building the per-link, per-flow results adds a fifth to it).
     pub loop_wall_s: f64,
     pub aqmlab_version: &'static str,
+    /// What the run did that the scenario may not mean ([`Scenario::warnings`]), one line each.
+    pub warnings: Vec<String>,
     pub flows: Vec<FlowResult>,
     pub links: Vec<LinkResult>,
     pub fairness: Fairness,
@@ -277,6 +279,7 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
         wall_s: sim.wall_s(),
         loop_wall_s: sim.loop_wall_s(),
         aqmlab_version: env!("CARGO_PKG_VERSION"),
+        warnings: sc.warnings(),
         flows,
         links,
         fairness: Fairness {

@@ -164,10 +164,47 @@ impl Scenario {
         format!("{}->{}", self.nodes[l.from as usize], self.nodes[l.to as usize])
     }
 
+    /// What the run will do that the scenario may not mean, one line each: a discipline with
+    /// `ecn = true` on a link that no ECN-capable flow's data crosses (in either direction: the
+    /// ACK direction of a link whose data is marked is in use) marks nothing, so its `ecn` is a
+    /// silent no-op (what it would mark it drops). A link whose two directions both qualify is
+    /// named once, by its first direction.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut capable = vec![false; self.links.len()];
+        for f in self.flows.iter().filter(|f| f.params.ecn_capable()) {
+            for &l in &f.fwd {
+                capable[l as usize] = true;
+            }
+        }
+        let opposite = |l: &LinkSpec| self.links.iter().position(|o| o.from == l.to && o.to == l.from);
+        let mut warned = vec![false; self.links.len()];
+        let mut out = Vec::new();
+        for (i, l) in self.links.iter().enumerate() {
+            let back = opposite(l);
+            if capable[i] || back.is_some_and(|b| capable[b] || warned[b]) || !marks_ecn(&l.queue) {
+                continue;
+            }
+            warned[i] = true;
+            out.push(format!(
+                "link {}: {} has ecn = true but no ECN-capable flow sends data through it, so it marks nothing \
+                 and drops instead (set ecn = true on a TCP flow, or use cc = \"dctcp\")",
+                shown(&l.name),
+                l.queue.name()
+            ));
+        }
+        out
+    }
+
     /// The expanded scenario as JSON (stable, for hashing and display).
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("scenario serialises")
     }
+}
+
+/// Whether a discipline's `ecn` option is on. Read from its serialised parameters, so that
+/// every discipline whose option carries the tc name `ecn` is covered without a line of its own.
+fn marks_ecn(q: &QdiscParams) -> bool {
+    serde_json::to_value(q).ok().and_then(|v| v.get("ecn").and_then(|e| e.as_bool())).unwrap_or(false)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -138,6 +138,20 @@ pub const FLOW: &[SeriesColumn] = &[
         "Vegas' diff: expected minus actual rate, times base_rtt",
     ),
     col("base_rtt_s", "s", "sample", "cc = vegas", "the smallest round-trip time seen"),
+    col(
+        "cubic_w_max_pkts",
+        "packets",
+        "sample",
+        "cc = cubic",
+        "W_max: the window at the last reduction (the cubic's plateau; missing before the first)",
+    ),
+    col(
+        "cubic_k_s",
+        "s",
+        "sample",
+        "cc = cubic",
+        "K: the time from the start of the current epoch back to W_max (missing outside congestion avoidance)",
+    ),
 ];
 
 /// Is `column` (as it appears in a series) documented for a link (`link`) or a flow?

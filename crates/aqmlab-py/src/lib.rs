@@ -64,6 +64,12 @@ impl PyScenario {
     fn notes(&self) -> Vec<String> {
         self.inner.notes.clone()
     }
+    /// What the run will do that the scenario may not mean (an ECN option no flow can use), one
+    /// line each; the results carry them too.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.inner.warnings()
+    }
     /// The expanded, validated scenario as JSON (stable: used for hashing).
     fn to_json(&self) -> String {
         self.inner.to_json()

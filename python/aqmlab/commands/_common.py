@@ -24,7 +24,7 @@ def add_scenario_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_scenario(args: argparse.Namespace) -> Scenario:
     """The scenario FILE with its ``--set`` overrides; what the overrides did besides setting a value
-    (a discipline switched to its defaults) is said on stderr."""
+    (a discipline switched to its defaults) and the scenario's warnings are said on stderr."""
     from aqmlab._core import ScenarioError
     from aqmlab.scenario import load
 
@@ -40,6 +40,8 @@ def load_scenario(args: argparse.Namespace) -> Scenario:
         raise
     for note in scenario.notes:
         print(f"aqmlab: note: {note}", file=sys.stderr)
+    for warning in scenario.warnings:
+        print(f"aqmlab: warning: {warning}", file=sys.stderr)
     return scenario
 
 

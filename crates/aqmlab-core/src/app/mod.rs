@@ -175,6 +175,15 @@ impl FlowParams {
         matches!(self, FlowParams::Tcp(_) | FlowParams::Telnet(_))
     }
 
+    /// Whether its data packets are ECN-capable, so that gateways may mark them.
+    pub fn ecn_capable(&self) -> bool {
+        match self {
+            FlowParams::Tcp(p) => p.common.ecn_capable(),
+            FlowParams::Telnet(p) => p.common.ecn_capable(),
+            FlowParams::Cbr(_) | FlowParams::Poisson(_) | FlowParams::OnOff(_) => false,
+        }
+    }
+
     /// Build the sender and receiver agents.
     pub fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng) -> (AnyAgent, AnyAgent) {
         match self {

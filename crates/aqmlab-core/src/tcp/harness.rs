@@ -26,6 +26,7 @@ pub struct Sent {
     pub seq: u64,
     pub retx: bool,
     pub dropped: bool,
+    pub flags: u8,
 }
 
 pub type Script = Box<dyn FnMut(&Packet, u64) -> bool>;
@@ -123,7 +124,7 @@ impl Bench {
             p.sent_at = self.now;
             if from_sender {
                 let dropped = (self.drop)(&p, self.now);
-                self.sent.push(Sent { t: self.now, seq: p.seq, retx: p.has(flags::RETX), dropped });
+                self.sent.push(Sent { t: self.now, seq: p.seq, retx: p.has(flags::RETX), dropped, flags: p.flags });
                 if dropped {
                     continue;
                 }

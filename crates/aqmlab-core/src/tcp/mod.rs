@@ -58,6 +58,35 @@ pub struct Common {
     pub delayed_ack: bool,
     /// Longest an ACK is delayed, ns.
     pub delayed_ack_timeout_ns: u64,
+    /// ECN (RFC 3168) asked for with `ecn = true`; DCTCP and DECbit use their own (see [`Common::feedback`]).
+    pub ecn: bool,
+}
+
+/// How congestion marks travel back from the receiver to the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Feedback {
+    /// No marks: data packets are not ECN-capable.
+    None,
+    /// DECbit: an ACK carries ECE when a data packet it acknowledges carried the bit.
+    CopyBit,
+    /// RFC 3168: after a CE packet the receiver sets ECE on every ACK until a data packet with
+    /// CWR arrives; the sender reduces at most once per round trip and then sets CWR.
+    Classic,
+    /// RFC 8257 section 3.2: ECE echoes CE packet by packet (a delayed ACK is sent at once
+    /// when the CE state changes, so every ACK covers packets of one state only).
+    PerPacket,
+}
+
+/// What a congestion control does with ECN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnUse {
+    /// `ecn = true` is refused.
+    Unsupported,
+    /// `ecn = true` turns on RFC 3168 (ECT(0) data, ECE/CWR, one reduction per round trip).
+    Optional,
+    /// Always ECN-capable with this feedback, whatever `ecn` says (DECbit, DCTCP).
+    Own(Feedback),
 }
 
 /// Defaults that differ between the flow kinds.
@@ -98,6 +127,39 @@ impl Common {
             f.or("delayed_ack", false, "acknowledge every second packet (or after delayed_ack_timeout)")?;
         let delack: Duration = f.or("delayed_ack_timeout", Duration(200_000_000), "longest an ACK is delayed")?;
         f.ensure(delack.0 > 0, "delayed_ack_timeout", "must be above 0")?;
+        let ecn: bool = f.or(
+            "ecn",
+            false,
+            "ECN (RFC 3168): data packets ECT(0), the receiver echoes CE with ECE until CWR, the window \
+             reduced at most once per round trip (reno, newreno, tahoe, slowstart, cubic; dctcp and \
+             decbit are always ECN-capable)",
+        )?;
+        if ecn {
+            match info.ecn {
+                EcnUse::Optional => {}
+                EcnUse::Unsupported => {
+                    return Err(f.error(
+                        "ecn",
+                        format!(
+                            "cc '{}' has no ECN reaction; ecn = true is allowed with: {}",
+                            info.name,
+                            cc::REGISTRY
+                                .iter()
+                                .filter(|c| c.ecn == EcnUse::Optional)
+                                .map(|c| c.name)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ))
+                }
+                EcnUse::Own(_) => {
+                    return Err(f.error(
+                        "ecn",
+                        format!("cc '{}' is always ECN-capable with its own feedback; leave ecn out", info.name),
+                    ))
+                }
+            }
+        }
         // The cc's own keys are in this table too; in catalogue mode they are listed under the
         // congestion controls, not here.
         let cc = if f.is_catalogue() {
@@ -106,7 +168,21 @@ impl Common {
         } else {
             (info.read)(f)?
         };
-        Ok(Common { cc, packet_size, header, ack_size, max_window, delayed_ack, delayed_ack_timeout_ns: delack.0 })
+        Ok(Common { cc, packet_size, header, ack_size, max_window, delayed_ack, delayed_ack_timeout_ns: delack.0, ecn })
+    }
+
+    /// How marks are fed back on this flow.
+    pub fn feedback(&self) -> Feedback {
+        match self.cc.info().ecn {
+            EcnUse::Own(fb) => fb,
+            EcnUse::Optional if self.ecn => Feedback::Classic,
+            _ => Feedback::None,
+        }
+    }
+
+    /// Whether the flow's data packets are ECN-capable (gateways may mark them).
+    pub fn ecn_capable(&self) -> bool {
+        self.feedback() != Feedback::None
     }
 
     /// Data bytes in a full segment.
@@ -160,8 +236,12 @@ mod tests {
         assert_eq!(p.common.cc.rto().tick_ns, 500_000_000);
         let e = read("cc = \"reno\"\nalpha = 2").unwrap_err();
         assert!(e.message.starts_with("unknown key"), "{e}");
-        let e = read("cc = \"cubic\"").unwrap_err();
-        assert!(e.message.contains("unknown congestion control 'cubic'"), "{e}");
+        let e = read("cc = \"hybla\"").unwrap_err();
+        assert!(e.message.contains("unknown congestion control 'hybla'"), "{e}");
+        let e = read("cc = \"vegas\"\necn = true").unwrap_err();
+        assert!(e.message.contains("ecn = true is allowed with: slowstart, tahoe, reno, newreno, cubic"), "{e}");
+        let e = read("cc = \"decbit\"\necn = true").unwrap_err();
+        assert!(e.message.contains("always ECN-capable"), "{e}");
         assert!(read("cc = \"vegas\"\nalpha = 2\nbeta = 4").is_ok());
         assert!(read("packet_size = 40\nheader = 40").is_err());
     }

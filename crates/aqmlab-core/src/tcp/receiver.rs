@@ -9,14 +9,18 @@
 //!
 //! Each ACK echoes (in `echo` and `seq`) the `sent_at` and sequence number of the earliest data
 //! packet it acknowledges for the first time (the one that caused it, for an immediate ACK),
-//! carries `RETX` if that packet was a retransmission, and `ECE` if any data packet it
-//! acknowledges arrived with the congestion bit (CE) set: DECbit's receiver copies the bit.
+//! carries `RETX` if that packet was a retransmission, and `ECE` as the flow's [`Feedback`]
+//! says: DECbit's receiver copies the bit (ECE if any data packet the ACK acknowledges arrived
+//! with CE); RFC 3168's sets ECE on every ACK from a CE packet until a packet with CWR arrives
+//! (a CWR packet that is itself CE keeps it set); DCTCP's (RFC 8257 section 3.2) echoes CE
+//! packet by packet: ECE is the CE state of the last data packet, and a delayed ACK pending
+//! when the state changes is sent at once with the old state, so no ACK mixes both.
 //! For Telnet, each keystroke's delay (its generation time rides in the data packet's `echo`)
 //! is reported when it is delivered.
 
 use std::collections::VecDeque;
 
-use super::{timer, Common};
+use super::{timer, Common, Feedback};
 use crate::app::{Agent, FlowIds, Outbox, TimerReq};
 use crate::packet::{flags, Packet, PacketKind};
 
@@ -46,6 +50,11 @@ pub struct Receiver {
     pending_echo: Option<Echo>,
     pending_ce: bool,
     delack_gen: u32,
+    feedback: Feedback,
+    /// RFC 3168: a CE packet arrived and no CWR since.
+    ece_latched: bool,
+    /// RFC 8257: the CE state of the last data packet.
+    ce_state: bool,
 }
 
 impl Receiver {
@@ -63,6 +72,9 @@ impl Receiver {
             pending_echo: None,
             pending_ce: false,
             delack_gen: 0,
+            feedback: c.feedback(),
+            ece_latched: false,
+            ce_state: false,
         }
     }
 
@@ -82,8 +94,14 @@ impl Receiver {
     /// Acknowledge now; `trigger` is the packet that caused this ACK, if not a pending one.
     fn ack_now(&mut self, trigger: Option<Echo>, ce: bool, out: &mut Outbox) {
         let e = trigger.or(self.pending_echo).expect("an ACK acknowledges some packet");
+        let ece = match self.feedback {
+            Feedback::None => false,
+            Feedback::CopyBit => ce || self.pending_ce,
+            Feedback::Classic => self.ece_latched,
+            Feedback::PerPacket => self.ce_state,
+        };
         let mut fl = 0;
-        if ce || self.pending_ce {
+        if ece {
             fl |= flags::ECE;
         }
         if e.retx {
@@ -113,6 +131,16 @@ impl Agent for Receiver {
         let end = seq + pkt.size.saturating_sub(self.header) as u64;
         let echo = Echo { sent_at: pkt.sent_at, seq, retx: pkt.has(flags::RETX) };
         let ce = pkt.has(flags::CE);
+        match self.feedback {
+            Feedback::Classic => self.ece_latched = ce || (self.ece_latched && !pkt.has(flags::CWR)),
+            Feedback::PerPacket if ce != self.ce_state => {
+                if self.pending > 0 {
+                    self.ack_now(None, false, out); // with the old state
+                }
+                self.ce_state = ce;
+            }
+            _ => {}
+        }
         if end <= self.rcv_nxt {
             self.ack_now(Some(echo), ce, out); // a duplicate
         } else if seq > self.rcv_nxt {
@@ -225,6 +253,23 @@ mod tests {
         out.clear();
         r.on_timer(t.at, t.kind, t.gen, &mut out);
         assert_eq!(out.packets[0].ack, 3 * SEG, "a lone segment waits for the timer");
+    }
+
+    #[test]
+    fn rfc3168_echoes_ece_from_a_ce_packet_until_cwr() {
+        let mut r = rx("cc = \"reno\"\necn = true");
+        let mut out = Outbox::default();
+        let ect = flags::ECT;
+        assert!(!seg(&mut r, 0, 1, ect, &mut out)[0].has(flags::ECE));
+        assert!(seg(&mut r, 1, 2, ect | flags::CE, &mut out)[0].has(flags::ECE));
+        assert!(seg(&mut r, 2, 3, ect, &mut out)[0].has(flags::ECE), "latched");
+        assert!(seg(&mut r, 3, 4, ect, &mut out)[0].has(flags::ECE), "latched");
+        assert!(!seg(&mut r, 4, 5, ect | flags::CWR, &mut out)[0].has(flags::ECE), "CWR clears it");
+        assert!(!seg(&mut r, 5, 6, ect, &mut out)[0].has(flags::ECE));
+        assert!(
+            seg(&mut r, 6, 7, ect | flags::CWR | flags::CE, &mut out)[0].has(flags::ECE),
+            "a CWR packet that is CE itself sets it again"
+        );
     }
 
     #[test]

@@ -21,6 +21,14 @@
 //! event only when none is pending before it; a timer event that finds the deadline moved
 //! later re-arms itself, and a generation number discards superseded events.
 //!
+//! ECN (RFC 3168, with [`Feedback::Classic`] or DCTCP's [`Feedback::PerPacket`]): new data
+//! packets are sent ECT(0) (retransmissions not ECT, RFC 3168 section 6.1.5). An ACK carrying
+//! ECE makes the congestion control reduce its window ([`on_ece`](super::cc::CongestionControl::on_ece)) unless
+//! a reduction, for ECN or for a loss, happened within the last round trip (while `snd_una`
+//! has not passed `snd_max` as it was then) or a loss recovery is under way; the next new data
+//! packet then carries CWR. DECbit's bit ([`Feedback::CopyBit`]) is read by its control alone,
+//! and every DECbit packet, retransmissions included, is capable.
+//!
 //! Deviations: no slow-start restart after an idle period, no Nagle, no SYN/FIN exchange (the
 //! connection exists from the start time), and the receiver window is the constant
 //! `max_window`.
@@ -30,7 +38,7 @@ use std::collections::VecDeque;
 use super::cc::{AckInfo, AnyCc, Reaction, TimeoutInfo};
 use super::rtt::{RttEstimator, MAX_BACKOFF_SHIFT};
 use super::telnet::Keystrokes;
-use super::{timer, Common};
+use super::{timer, Common, Feedback};
 use crate::app::{Agent, FlowIds, Outbox, Schedule, TimerReq};
 use crate::packet::{flags, Packet};
 
@@ -131,7 +139,11 @@ pub struct Sender {
     segs: VecDeque<Seg>,
     dupacks: u32,
     rto: LazyTimer,
-    ect: bool,
+    feedback: Feedback,
+    /// No ECN reduction until `snd_una` passes this (`snd_max` at the last reduction).
+    ecn_recover: u64,
+    /// Set CWR on the next new data packet.
+    send_cwr: bool,
     done: bool,
     app: App,
 }
@@ -140,7 +152,6 @@ impl Sender {
     pub fn new(c: &Common, total: Option<u64>, app: App, ids: FlowIds, when: Schedule) -> Self {
         let cc = c.cc.build(c.max_window);
         let rto = c.cc.rto();
-        let ect = cc.inner().ect();
         Sender {
             ids,
             when,
@@ -158,7 +169,9 @@ impl Sender {
             segs: VecDeque::new(),
             dupacks: 0,
             rto: LazyTimer::new(timer::RTO),
-            ect,
+            feedback: c.feedback(),
+            ecn_recover: 0,
+            send_cwr: false,
             done: false,
             app,
         }
@@ -238,8 +251,16 @@ impl Sender {
             app_ts
         };
         let mut fl = 0;
-        if self.ect {
-            fl |= flags::ECT;
+        match self.feedback {
+            Feedback::None => {}
+            Feedback::CopyBit => fl |= flags::ECT,
+            Feedback::Classic | Feedback::PerPacket if !retx => {
+                fl |= flags::ECT;
+                if std::mem::take(&mut self.send_cwr) {
+                    fl |= flags::CWR;
+                }
+            }
+            Feedback::Classic | Feedback::PerPacket => {}
         }
         if retx {
             fl |= flags::RETX;
@@ -276,13 +297,30 @@ impl Sender {
             dupacks: self.dupacks,
             ece: pkt.has(flags::ECE),
             rtt,
+            srtt: self.rtt.srtt().map(|s| s as u64),
             una_sent_at: una.map(|s| s.last_sent),
             una_sends: una.map_or(0, |s| s.sends),
         }
     }
 
+    /// An ECN echo on this ACK: reduce once per round trip (see the module doc).
+    fn ecn_echo(&mut self, pkt: &Packet, info: &AckInfo) {
+        let reacts = matches!(self.feedback, Feedback::Classic | Feedback::PerPacket);
+        if reacts && pkt.has(flags::ECE) && self.snd_una > self.ecn_recover && !self.cc.inner().in_recovery() {
+            self.cc.inner_mut().on_ece(info);
+            self.ecn_recover = self.snd_max;
+            self.send_cwr = true;
+        }
+    }
+
     /// Carry out the congestion control's answer.
     fn react(&mut self, now: u64, r: Reaction, out: &mut Outbox) {
+        if (r.retransmit || r.go_back) && self.snd_una > self.ecn_recover {
+            // A loss reduction: no ECN reduction for the data now outstanding, and CWR on the
+            // next new data (RFC 3168 section 6.1.2: for any reduction).
+            self.ecn_recover = self.snd_max;
+            self.send_cwr = true;
+        }
         if r.go_back {
             self.snd_nxt = self.snd_una;
         }
@@ -330,6 +368,7 @@ impl Sender {
             let info = self.ack_info(now, pkt, acked, flight, rtt);
             let r = self.cc.inner_mut().on_ack(&info);
             self.react(now, r, out);
+            self.ecn_echo(pkt, &info);
             if !self.per_packet {
                 if self.snd_una == self.snd_max {
                     self.rto.cancel();
@@ -343,6 +382,7 @@ impl Sender {
             let info = self.ack_info(now, pkt, 0, flight, None);
             let r = self.cc.inner_mut().on_dup_ack(&info);
             self.react(now, r, out);
+            self.ecn_echo(pkt, &info);
         }
         self.send_allowed(now, out);
     }
@@ -374,6 +414,8 @@ impl Sender {
             }
         } else {
             out.timeouts += 1;
+            self.ecn_recover = self.ecn_recover.max(self.snd_max);
+            self.send_cwr = true;
             self.shift = (self.shift + 1).min(MAX_BACKOFF_SHIFT);
             self.cc.inner_mut().on_timeout(&info);
             self.snd_nxt = self.snd_una;
@@ -600,10 +642,12 @@ mod tests {
             "tahoe",
             "reno",
             "newreno",
+            "cubic",
+            "cubic\"\nhystart = \"true",
             "vegas",
             "decbit\"\nmax_window = \"8",
         ] {
-            let c = common(&format!("cc = \"{cc}\"").replace("= \"8\"", "= 8"));
+            let c = common(&format!("cc = \"{cc}\"").replace("= \"8\"", "= 8").replace("= \"true\"", "= true"));
             let total = 300 * SEG + 123;
             let mut b = Bench::new(&c, Some(total), 10_000_000, 20 * MS);
             // Lose a few packets, retransmissions included.
@@ -622,6 +666,63 @@ mod tests {
                 b.sent.iter().map(|s| s.seq).max().unwrap().min(b.sent.last().unwrap().seq)
             );
         }
+    }
+
+    /// Times at which the window fell.
+    fn reductions(b: &Bench) -> Vec<u64> {
+        b.trace.windows(2).filter(|w| w[1].1 < w[0].1).map(|w| w[1].0).collect()
+    }
+
+    #[test]
+    fn ecn_reduces_at_most_once_per_round_trip_and_announces_it_with_cwr() {
+        let mut b = Bench::new(&common("cc = \"reno\"\necn = true\ninitial_ssthresh = 20"), None, GBPS, 50 * MS);
+        // A gateway that marks every ECN-capable packet sent in [2 s, 4 s).
+        b.mark = Box::new(|_, t| (2000 * MS..4000 * MS).contains(&t));
+        b.run_until(6000 * MS);
+        let cuts = reductions(&b);
+        // Marks reach the sender from 2.1 s to 4.1 s: 20 round trips, one reduction each.
+        assert!((15..=21).contains(&cuts.len()), "{cuts:?}");
+        assert!(cuts.windows(2).all(|w| w[1] - w[0] >= RTT), "two reductions within a round trip: {cuts:?}");
+        assert!(cuts.iter().all(|&t| (2000 * MS + RTT..4000 * MS + 2 * RTT).contains(&t)), "{cuts:?}");
+        assert!(b.timeouts.is_empty() && b.sent.iter().all(|s| !s.retx), "marks are not losses");
+        assert!(b.sent.iter().all(|s| s.flags & flags::ECT != 0), "new data is ECT");
+        // Each reduction is followed by exactly one CWR packet: the first new data after it.
+        let cwr: Vec<u64> = b.sent.iter().filter(|s| s.flags & flags::CWR != 0).map(|s| s.t).collect();
+        assert_eq!(cwr.len(), cuts.len());
+        for (c, r) in cwr.iter().zip(&cuts) {
+            let first_after = b.sent.iter().find(|s| s.t >= *r).unwrap().t;
+            assert_eq!(*c, first_after);
+        }
+        // Halving (no slow start): the window after a cut is half the flight, at least 2.
+        assert!(b.trace.iter().filter(|p| p.0 > 2000 * MS).all(|p| p.1 >= 2.0));
+    }
+
+    #[test]
+    fn without_ecn_packets_are_not_capable_and_marks_cannot_happen() {
+        let mut b = Bench::new(&common("cc = \"reno\"\ninitial_ssthresh = 20"), None, GBPS, 50 * MS);
+        b.mark = Box::new(|_, _| true);
+        b.run_until(3000 * MS);
+        assert!(b.sent.iter().all(|s| s.flags & (flags::ECT | flags::CWR) == 0));
+        assert!(reductions(&b).is_empty());
+    }
+
+    #[test]
+    fn an_ecn_echo_during_loss_recovery_is_not_a_second_reduction() {
+        let mut b = Bench::new(&common("cc = \"newreno\"\necn = true\ninitial_ssthresh = 20"), None, GBPS, 50 * MS);
+        b.drop = drop_once(150);
+        // Mark packets whose duplicate ACKs come after the third: their echoes reach the
+        // sender during fast recovery.
+        b.mark = Box::new(|p, _| (154 * SEG..160 * SEG).contains(&p.seq));
+        b.run_until(3000 * MS);
+        let retx = b.sent.iter().find(|s| s.seq == 150 * SEG && s.retx).unwrap().t;
+        let thresholds: Vec<f64> = b.trace.iter().filter(|p| p.0 >= retx).map(|p| p.2).collect();
+        let changes = thresholds.windows(2).filter(|w| w[1] != w[0]).count();
+        assert_eq!(changes, 0, "one reduction (the loss's) for the window: {thresholds:?}");
+        // The loss reduction is announced with CWR too (RFC 3168 section 6.1.2), which ends the
+        // receiver's echo.
+        let cwr: Vec<&crate::tcp::harness::Sent> = b.sent.iter().filter(|s| s.flags & flags::CWR != 0).collect();
+        assert_eq!(cwr.len(), 1);
+        assert!(cwr[0].t >= retx && !cwr[0].retx);
     }
 
     #[test]

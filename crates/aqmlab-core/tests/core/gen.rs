@@ -35,7 +35,10 @@ pub const DISCIPLINES: &[&str] = &[
 ];
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
-pub const CONGESTION_CONTROLS: &[&str] = &["generic", "slowstart", "tahoe", "reno", "newreno", "vegas", "decbit"];
+pub const CONGESTION_CONTROLS: &[&str] =
+    &["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "vegas", "decbit"];
+/// The congestion controls that take `ecn = true` (RFC 3168).
+pub const ECN_OPTIONAL: &[&str] = &["slowstart", "tahoe", "reno", "newreno", "cubic"];
 
 /// What a generated scenario is made of, for checks that depend on it.
 #[derive(Clone, Debug, Default)]
@@ -407,6 +410,19 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                     int(&mut rng, 1, 64),
                     rng.chance(0.3)
                 );
+                if cc == "cubic" {
+                    let _ = writeln!(
+                        t,
+                        "hystart = {}\nfast_convergence = {}\nbeta = {:.2}\nc = {:.2}",
+                        rng.chance(0.5),
+                        rng.chance(0.7),
+                        0.3 + rng.uniform() * 0.6,
+                        0.1 + rng.uniform()
+                    );
+                }
+                if ECN_OPTIONAL.contains(&cc) && rng.chance(0.4) {
+                    let _ = writeln!(t, "ecn = true");
+                }
                 if kind == "tcp" {
                     let _ = writeln!(t, "packet_size = {}", int(&mut rng, 100, 1500));
                     if rng.chance(0.3) {

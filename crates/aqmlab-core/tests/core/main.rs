@@ -9,6 +9,8 @@ mod catalogue;
 mod choke_models;
 mod choke_vs_red;
 mod dualpi2;
+mod cubic;
+mod ecn;
 mod foundation;
 mod fq;
 mod fuzz;

@@ -56,6 +56,12 @@ fn the_generator_covers_every_discipline_flow_kind_and_congestion_control() {
     assert_eq!(kinds, gen::FLOW_KINDS);
     let ccs: Vec<&str> = aqmlab_core::tcp::cc::REGISTRY.iter().map(|c| c.name).collect();
     assert_eq!(ccs, gen::CONGESTION_CONTROLS);
+    let ecn: Vec<&str> = aqmlab_core::tcp::cc::REGISTRY
+        .iter()
+        .filter(|c| c.ecn == aqmlab_core::tcp::EcnUse::Optional)
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(ecn, gen::ECN_OPTIONAL, "the generator sets ecn = true on every control that takes it");
     // And the random scenarios do use them all.
     let mut seen = std::collections::BTreeSet::new();
     for seed in 0..CASES {

@@ -49,7 +49,7 @@ fn tcp_flow(name: &str, keys: &str) -> String {
 }
 
 const BDP_PKTS: f64 = 10e6 * 20.9e-3 / 8000.0;
-const VARIANTS: [&str; 7] = ["generic", "slowstart", "tahoe", "reno", "newreno", "vegas", "decbit"];
+const VARIANTS: [&str; 8] = ["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "vegas", "decbit"];
 
 #[test]
 fn every_variant_fills_an_idle_path_when_its_window_fits_pipe_and_buffer() {
@@ -74,7 +74,7 @@ fn loss_recovering_variants_fill_an_idle_path_with_a_one_bdp_buffer_and_no_windo
     // keep the line busy through fast recovery; Vegas must find the pipe without loss.
     // (Tahoe and timeout-only slow start restart from one packet after each loss and do not
     // reach 95% with a buffer this small; the test above runs them window-limited.)
-    for cc in ["reno", "newreno", "vegas"] {
+    for cc in ["reno", "newreno", "cubic", "vegas"] {
         let r = run(&idle_path(30, &tcp_flow("f", &format!("cc = \"{cc}\"")), 60, 10));
         let b = link(&r, "bottleneck");
         eprintln!("{cc:9}: utilization {:.4}, drops {}", b.utilization, b.dropped_pkts);

@@ -18,6 +18,7 @@
 
 use serde::Serialize;
 
+use crate::tcp::{EcnUse, Feedback};
 use super::{AckInfo, CcInfo, CcParams, CongestionControl, Reaction, TimeoutInfo};
 use crate::conf::{Fields, Result};
 use crate::tcp::rtt::RtoParams;
@@ -27,6 +28,7 @@ pub const INFO: CcInfo = CcInfo {
     aliases: &[],
     summary: "DECbit source (Ramakrishnan & Jain): +1 packet if under half the ACKs carry the bit, else x0.875.",
     read: |f| Params::read(f).map(CcParams::Decbit),
+    ecn: EcnUse::Own(Feedback::CopyBit),
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -81,10 +83,6 @@ impl Decbit {
 impl CongestionControl for Decbit {
     fn cwnd(&self) -> f64 {
         self.w
-    }
-
-    fn ect(&self) -> bool {
-        true
     }
 
     fn on_ack(&mut self, a: &AckInfo) -> Reaction {
@@ -160,7 +158,6 @@ mod tests {
             c.on_ack(&ack(k, true, 30));
         }
         assert_eq!(c.cwnd(), 7.0 * 0.875);
-        assert!(c.ect());
     }
 }
 

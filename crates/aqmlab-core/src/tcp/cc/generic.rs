@@ -14,6 +14,7 @@
 
 use serde::Serialize;
 
+use crate::tcp::EcnUse;
 use super::{CcInfo, CcParams, CongestionControl};
 use crate::conf::{Fields, Result};
 use crate::tcp::rtt::RtoParams;
@@ -23,6 +24,7 @@ pub const INFO: CcInfo = CcInfo {
     aliases: &[],
     summary: "The FQ paper's generic flow control: fixed window (max_window), timeout = beta x rtt.",
     read: |f| Params::read(f).map(CcParams::Generic),
+    ecn: EcnUse::Unsupported,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -17,6 +17,10 @@
 use serde::Serialize;
 
 use super::rtt::RtoParams;
+use super::EcnUse;
+
+/// HyStart++ (RFC 9406), the slow start CUBIC may use; not a congestion control of its own.
+pub mod hystart;
 use crate::conf::{Fields, Result};
 
 /// What the sender tells its controller about an acknowledgement. Counts are in segments.
@@ -42,6 +46,8 @@ pub struct AckInfo {
     pub ece: bool,
     /// A valid round-trip sample from this ACK, ns (Karn's rule applied; exact clock).
     pub rtt: Option<u64>,
+    /// The sender's smoothed round-trip time after this ACK, ns (none before a first sample).
+    pub srtt: Option<u64>,
     /// Last transmission time of the first unacknowledged segment after this ACK, if any.
     pub una_sent_at: Option<u64>,
     /// How many times that segment has been sent.
@@ -93,10 +99,14 @@ pub trait CongestionControl {
     }
     /// The retransmission timer expired (the sender retransmits by itself).
     fn on_timeout(&mut self, _t: &TimeoutInfo) {}
-    /// Whether data packets are sent ECN/DECbit-capable, so gateways may mark them.
-    fn ect(&self) -> bool {
+    /// Whether a loss recovery is under way: an ECN echo is then not acted on (RFC 3168
+    /// section 6.1.2: one reduction per window of data).
+    fn in_recovery(&self) -> bool {
         false
     }
+    /// Reduce the window for an ECN echo, without retransmitting. The sender calls it at most
+    /// once per round trip, never during loss recovery, and only with ECN feedback on.
+    fn on_ece(&mut self, _a: &AckInfo) {}
     /// Quantities of its own worth tracing, beside the window and threshold.
     fn gauges(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
@@ -107,6 +117,8 @@ pub struct CcInfo {
     pub aliases: &'static [&'static str],
     pub summary: &'static str,
     pub read: fn(&mut Fields) -> Result<CcParams>,
+    /// What it does with ECN.
+    pub ecn: EcnUse,
 }
 
 /// Declares every congestion control once, as [`crate::qdisc`] does disciplines: those under
@@ -130,9 +142,13 @@ macro_rules! congestion_controls {
 
         impl CcParams {
             pub fn name(&self) -> &'static str {
+                self.info().name
+            }
+            /// Its catalogue entry.
+            pub fn info(&self) -> &'static CcInfo {
                 match self {
-                    $( CcParams::$ivariant(_) => $imodule::INFO.name, )*
-                    $( CcParams::$bvariant(_) => $bmodule::INFO.name, )*
+                    $( CcParams::$ivariant(_) => &$imodule::INFO, )*
+                    $( CcParams::$bvariant(_) => &$bmodule::INFO, )*
                 }
             }
             /// Its timeout settings.
@@ -199,6 +215,7 @@ congestion_controls! {
         Reno(reno::Reno),
         NewReno(newreno::NewReno);
     boxed:
+        Cubic(cubic::Cubic),
         Vegas(vegas::Vegas),
         Decbit(decbit::Decbit),
 }

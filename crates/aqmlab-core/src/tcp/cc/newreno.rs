@@ -15,6 +15,7 @@
 use super::reno::halve_and_inflate;
 pub use super::slowstart::Params;
 use super::slowstart::{FastRecovery, LossBased, Window};
+use crate::tcp::EcnUse;
 use super::{AckInfo, CcInfo, CcParams, Reaction};
 
 pub const INFO: CcInfo = CcInfo {
@@ -22,6 +23,7 @@ pub const INFO: CcInfo = CcInfo {
     aliases: &[],
     summary: "NewReno (RFC 6582): Reno whose fast recovery retransmits on partial ACKs.",
     read: |f| Params::read(f, true).map(CcParams::NewReno),
+    ecn: EcnUse::Optional,
 };
 
 /// NewReno's fast recovery.

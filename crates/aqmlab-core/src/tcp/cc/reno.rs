@@ -15,6 +15,7 @@
 
 pub use super::slowstart::Params;
 use super::slowstart::{FastRecovery, LossBased, Window};
+use crate::tcp::EcnUse;
 use super::{half_flight, AckInfo, CcInfo, CcParams, Reaction};
 
 pub const INFO: CcInfo = CcInfo {
@@ -22,6 +23,7 @@ pub const INFO: CcInfo = CcInfo {
     aliases: &[],
     summary: "Reno: Tahoe plus fast recovery (halve on three duplicate ACKs, no slow start).",
     read: |f| Params::read(f, true).map(CcParams::Reno),
+    ecn: EcnUse::Optional,
 };
 
 /// Reno's fast recovery.

@@ -20,6 +20,7 @@
 
 use serde::Serialize;
 
+use crate::tcp::EcnUse;
 use super::{half_flight, AckInfo, CcInfo, CcParams, CongestionControl, Reaction, TimeoutInfo};
 use crate::conf::{Fields, Result};
 use crate::tcp::rtt::RtoParams;
@@ -29,6 +30,7 @@ pub const INFO: CcInfo = CcInfo {
     aliases: &[],
     summary: "4.3BSD slow start and congestion avoidance, timeout recovery only (Mankin's testbed).",
     read: |f| Params::read(f, false).map(CcParams::SlowStart),
+    ecn: EcnUse::Optional,
 };
 
 /// Parameters of the slow-start family (slowstart, tahoe, reno, newreno).
@@ -145,10 +147,6 @@ impl<R: FastRecovery> LossBased<R> {
             _policy: std::marker::PhantomData,
         }
     }
-
-    pub fn in_recovery(&self) -> bool {
-        self.in_recovery
-    }
 }
 
 impl<R: FastRecovery> CongestionControl for LossBased<R> {
@@ -190,6 +188,17 @@ impl<R: FastRecovery> CongestionControl for LossBased<R> {
         self.in_recovery = recovering;
         self.partial_seen = false;
         r
+    }
+
+    fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// RFC 3168 section 6.1.2: as for a loss, ssthresh = max(FlightSize / 2, 2) and the window
+    /// drops to it, but nothing is retransmitted and slow start does not restart.
+    fn on_ece(&mut self, a: &AckInfo) {
+        self.w.ssthresh = half_flight(a.flight);
+        self.w.cwnd = self.w.ssthresh.min(self.w.max);
     }
 
     fn on_timeout(&mut self, t: &TimeoutInfo) {

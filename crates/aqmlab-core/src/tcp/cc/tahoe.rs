@@ -16,6 +16,7 @@
 
 pub use super::slowstart::Params;
 use super::slowstart::{FastRecovery, LossBased, Window};
+use crate::tcp::EcnUse;
 use super::{half_flight, AckInfo, CcInfo, CcParams, Reaction};
 
 pub const INFO: CcInfo = CcInfo {
@@ -23,6 +24,7 @@ pub const INFO: CcInfo = CcInfo {
     aliases: &["jk"],
     summary: "Tahoe: slow start, congestion avoidance, fast retransmit then slow start (the FQ paper's JK).",
     read: |f| Params::read(f, true).map(CcParams::Tahoe),
+    ecn: EcnUse::Optional,
 };
 
 /// Tahoe's reaction to the threshold-th duplicate ACK.

@@ -29,6 +29,7 @@
 
 use serde::Serialize;
 
+use crate::tcp::EcnUse;
 use super::{half_flight, AckInfo, CcInfo, CcParams, CongestionControl, Reaction, TimeoutInfo};
 use crate::conf::{Fields, Result};
 use crate::tcp::rtt::{MeanDev, RtoParams};
@@ -38,6 +39,7 @@ pub const INFO: CcInfo = CcInfo {
     aliases: &[],
     summary: "Vegas (Brakmo & Peterson): keep alpha..beta packets queued, judged from round-trip times.",
     read: |f| Params::read(f).map(CcParams::Vegas),
+    ecn: EcnUse::Unsupported,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
