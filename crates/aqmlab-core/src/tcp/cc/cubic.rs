@@ -16,17 +16,23 @@
 //!   W_max = cwnd, or cwnd (1 + beta) / 2 with fast convergence when cwnd < the previous W_max
 //!   (4.7); ssthresh = max(beta cwnd, 2); the new epoch starts after recovery (4.6);
 //! - on a timeout: ssthresh as above, cwnd = 1 and slow start; the first epoch after it has
-//!   K = 0 and W_max = the window when it begins (4.8), as has the first epoch of a flow.
+//!   K = 0 and W_max = the window when it begins (4.8), as has the first epoch of a flow. A
+//!   timeout during fast recovery keeps the recovery's ssthresh: one reduction per window of
+//!   data (RFC 5681's FlightSize would count what the inflated window sent; Linux does the
+//!   same in tcp_enter_loss).
 //!
 //! C = 0.4, beta = 0.7. Slow start and loss recovery are NewReno's (RFC 6582: RFC 9438 keeps
 //! the standard fast retransmit and recovery), with the window on entering recovery set to
 //! ssthresh + 3 and inflated as NewReno does. With `hystart = true`, slow start is HyStart++
 //! (RFC 9406, [`super::hystart`]).
 //!
-//! Deviations: ssthresh is beta times cwnd, not times the flight size (RFC 9438 4.6 allows
-//! either; Linux uses cwnd; in a bulk transfer they agree), and is not rounded to whole
-//! packets; a window reduced by an ECN echo goes straight to ssthresh; no special handling
-//! of spurious retransmissions (4.9) or of application-limited periods.
+//! Deviations: ssthresh is beta times cwnd (as in Linux), not times the flight size: after a
+//! timeout's go-back the flight counts segments sent before it and would overshoot (a variant
+//! with the flight size had 24 timeouts where this one has none, tests/core/cubic.rs's
+//! Reno-friendly case); outside recovery the window is never inflated, and a timeout during
+//! recovery keeps the recovery's ssthresh (above). ssthresh is not rounded to whole packets; a window reduced by an ECN echo goes straight to
+//! ssthresh; no special handling of spurious retransmissions (4.9) or of application-limited
+//! periods.
 
 use serde::Serialize;
 
@@ -255,10 +261,17 @@ impl CongestionControl for Cubic {
     }
 
     fn on_timeout(&mut self, t: &TimeoutInfo) {
-        let cwnd = self.lb.w.cwnd;
+        let (cwnd, reduced) = (self.lb.w.cwnd, self.lb.in_recovery());
+        let ssthresh = self.lb.w.ssthresh;
         self.lb.on_timeout(t);
-        self.lb.w.ssthresh = (cwnd * self.beta).max(2.0);
-        self.cwnd_prior = cwnd;
+        if reduced {
+            // Within the window of the recovery's reduction: no second one (the flight then
+            // counts what the inflated window sent, not the path's capacity).
+            self.lb.w.ssthresh = ssthresh;
+        } else {
+            self.lb.w.ssthresh = (cwnd * self.beta).max(2.0);
+            self.cwnd_prior = cwnd;
+        }
         // The first epoch after a timeout starts with K = 0 and W_max = its first window (4.8).
         self.w_max = 0.0;
         self.epoch_start = None;
