@@ -95,6 +95,7 @@ impl<Q: QueueDisc> Line<Q> {
                 let marked = matches!(v, Verdict::Marked(_));
                 assert_eq!(self.pkts[id].has(flags::CE), marked, "CE is set exactly on marked packets");
                 if let Verdict::Marked(why) = v {
+                    assert_marks_only_ect(&self.pkts[id], why, tag);
                     self.marked.push((tag, why));
                 }
                 self.queued.insert(tag, pkt.size);
@@ -128,6 +129,7 @@ impl<Q: QueueDisc> Line<Q> {
                 "marked {tag}, which is neither queued nor being dequeued"
             );
             assert!(self.pkts[id].has(flags::CE), "marked {tag} without setting CE");
+            assert_marks_only_ect(&self.pkts[id], why, tag);
             self.marked.push((tag, why));
         }
     }
@@ -257,6 +259,16 @@ impl<Q: QueueDisc> Line<Q> {
         assert_eq!(sent_b + dropped_b, total_b);
         assert_eq!(self.pkts.live(), 0, "packets leaked");
         (sent, refused, evicted)
+    }
+}
+
+/// An ECN mark (RFC 3168: CE) may only land on an ECN-capable packet: a discipline that
+/// marked a Not-ECT packet would leave the sender deaf to the congestion it signals. The two
+/// DECbit gateways are the exception, their bit being congestion indication for any data.
+#[track_caller]
+fn assert_marks_only_ect(pkt: &Packet, why: DropReason, tag: u64) {
+    if !matches!(why, DropReason::Decbit | DropReason::FairShare) {
+        assert!(pkt.has(flags::ECT), "marked {tag} ({}) although it is not ECN-capable", why.as_str());
     }
 }
 
