@@ -152,6 +152,13 @@ pub const FLOW: &[SeriesColumn] = &[
         "cc = cubic",
         "K: the time from the start of the current epoch back to W_max (missing outside congestion avoidance)",
     ),
+    col(
+        "dctcp_alpha",
+        "fraction",
+        "sample",
+        "cc = dctcp",
+        "alpha: the moving average of the fraction of packets marked, window by window (g = 1/16)",
+    ),
 ];
 
 /// Is `column` (as it appears in a series) documented for a link (`link`) or a flow?

@@ -184,7 +184,7 @@ impl Ared {
             gentle: p.gentle,
         };
         Ared {
-            red: Red::new(&red::Params { limit: p.limit, red: red_params, ecn: p.ecn }, link),
+            red: Red::new(&red::Params { limit: p.limit, red: red_params, ecn: p.ecn, harddrop: true }, link),
             band: target_band(min_th, max_th),
             interval: p.interval.0,
             next_adapt: None,

@@ -25,7 +25,12 @@
 //! - `gentle` (Floyd 2000, not in the 1993 paper): p_b rises from max_p to 1 as avg goes from
 //!   max_th to 2 max_th; those drops are probabilistic ("early"); only avg >= 2 max_th forces.
 //! - `ecn`: an early decision about an ECN-capable packet marks it (CE) instead of dropping
-//!   it; forced drops and overflows still drop (RFC 3168).
+//!   it; forced decisions drop too unless `harddrop = false`, overflows always drop. RFC 3168
+//!   and ns-3's RedQueueDisc (UseHardDrop) drop above max_th, hence the default
+//!   `harddrop = true`; Linux's sch_red marks there unless its `harddrop` flag is given.
+//!   `harddrop = false` with `min_th = max_th` and `w_q = 1` is the step marking at an
+//!   instantaneous queue of K packets that DCTCP expects (RFC 8257 section 4).
+//! - `min_th = max_th` is allowed: no early zone, every arrival at or above it is forced.
 //! - q excludes the packet being transmitted (as in ns-2); the line is idle when nothing is
 //!   queued and nothing is in service. m is real-valued (F&J's f is linear in time; ns-2
 //!   truncates it to an integer). The typical transmission time is the scenario's mean data
@@ -80,7 +85,11 @@ impl RedParams {
             15.0,
             "max_th: average queue length (packets) where p_b reaches max_p; above it every arrival is dropped",
         )?;
-        f.ensure(max_th > min_th, "max_th", format!("must be above min_th ({min_th})"))?;
+        f.ensure(
+            max_th >= min_th,
+            "max_th",
+            format!("must be at least min_th ({min_th}); equal, RED is a step at that queue length"),
+        )?;
         let max_p: Prob = f.or("max_p", Prob(0.1), "max_p: early drop probability p_b at max_th (ns-2's 1/linterm)")?;
         let wait: bool = f.or("wait", true, "ns-2 wait_: no drop until count >= 1/p_b, then gaps uniform on 1/p_b+1..2/p_b (false: F&J 1993, gaps uniform on 1..1/p_b)")?;
         let gentle: bool = f.or(
@@ -277,6 +286,9 @@ pub struct Params {
     pub red: RedParams,
     /// Mark ECN-capable packets instead of early-dropping them.
     pub ecn: bool,
+    /// With `ecn`: forced decisions (avg above the top threshold) drop ECN-capable packets
+    /// too; `false` marks them.
+    pub harddrop: bool,
 }
 
 impl Params {
@@ -291,22 +303,29 @@ impl Params {
         let ecn = f.or(
             "ecn",
             false,
-            "mark ECN-capable packets (set CE) instead of early-dropping them; forced drops still drop",
+            "mark ECN-capable packets (set CE) instead of early-dropping them; forced drops too if harddrop = false",
         )?;
-        Ok(Params { limit, red, ecn })
+        let harddrop = f.or(
+            "harddrop",
+            true,
+            "with ecn: drop ECN-capable packets when avg is above the top threshold (RFC 3168, ns-3); false marks \
+             them (Linux's default, and step marking for DCTCP with min_th = max_th, w_q = 1)",
+        )?;
+        Ok(Params { limit, red, ecn, harddrop })
     }
 }
 
 pub struct Red {
     limit: Limit,
     ecn: bool,
+    harddrop: bool,
     core: RedCore,
     fifo: Fifo,
 }
 
 impl Red {
     pub fn new(p: &Params, link: &LinkInfo) -> Self {
-        Red { limit: p.limit, ecn: p.ecn, core: RedCore::new(&p.red, link), fifo: Fifo::new() }
+        Red { limit: p.limit, ecn: p.ecn, harddrop: p.harddrop, core: RedCore::new(&p.red, link), fifo: Fifo::new() }
     }
 
     pub fn avg(&self) -> f64 {
@@ -330,7 +349,13 @@ impl QueueDisc for Red {
         let mut verdict = Verdict::Enqueued;
         match self.core.decide(cx.rng) {
             RedAction::Admit => {}
-            RedAction::Forced => return Verdict::Dropped(DropReason::Forced),
+            RedAction::Forced => {
+                if self.ecn && !self.harddrop && cx.pkts[pkt].has(flags::ECT) {
+                    verdict = Verdict::Marked(DropReason::Forced);
+                } else {
+                    return Verdict::Dropped(DropReason::Forced);
+                }
+            }
             RedAction::Early => {
                 if self.ecn && cx.pkts[pkt].has(flags::ECT) {
                     verdict = Verdict::Marked(DropReason::Early);
@@ -384,7 +409,7 @@ mod tests {
         RedParams { w_q: 0.002, min_th: 5.0, max_th: 15.0, max_p: 0.1, wait: false, gentle: false };
 
     fn red(limit: Limit, red: RedParams, ecn: bool) -> Harness<Red> {
-        Harness::new(Red::new(&Params { limit, red, ecn }, &link(8)), 7)
+        Harness::new(Red::new(&Params { limit, red, ecn, harddrop: true }, &link(8)), 7)
     }
 
     fn read(text: &str) -> Result<Params> {
@@ -406,7 +431,7 @@ mod tests {
 
     #[test]
     fn refuses_thresholds_out_of_order_and_bad_weights() {
-        assert!(read("min_th = 15\nmax_th = 15").unwrap_err().message.contains("must be above min_th"));
+        assert!(read("min_th = 15\nmax_th = 14").unwrap_err().message.contains("must be at least min_th"));
         assert!(read("w_q = 0").unwrap_err().message.contains("not a weight"));
         assert!(read("w_q = 1.5").unwrap_err().message.contains("not a weight"));
         assert!(read("max_p = 1.2").unwrap_err().message.contains("not a probability"));
@@ -539,6 +564,36 @@ mod tests {
         let mut h = red(Limit::Packets(100), p, true);
         let early = (0..40).filter(|_| h.offer(1, 100) == Verdict::Dropped(DropReason::Early)).count();
         assert!(early > 5, "{early}");
+    }
+
+    #[test]
+    fn step_marking_with_equal_thresholds_and_harddrop_off() {
+        // DCTCP's gateway (RFC 8257 section 4): w_q = 1, min_th = max_th = K = 3: an ECN-capable
+        // arrival finding K or more packets waiting is marked, never dropped; below K admitted
+        // unmarked. A Not-ECT arrival in the same place is dropped (forced).
+        let step = RedParams { w_q: 1.0, min_th: 3.0, max_th: 3.0, max_p: 0.1, wait: false, gentle: false };
+        let mut h = Harness::new(Red::new(&Params { limit: Limit::Packets(10), red: step, ecn: true, harddrop: false }, &link(8)), 7);
+        let verdicts: Vec<Verdict> = (0..10).map(|_| offer_ect(&mut h).1).collect();
+        // q at each arrival (excluding the one in service: the harness transmits nothing here).
+        let expected: Vec<Verdict> = (0..10)
+            .map(|q| if q >= 3 { Verdict::Marked(DropReason::Forced) } else { Verdict::Enqueued })
+            .collect();
+        assert_eq!(verdicts, expected);
+        assert_eq!(offer_ect(&mut h).1, Verdict::Dropped(DropReason::Overflow), "the buffer still overflows");
+        let mut h = Harness::new(Red::new(&Params { limit: Limit::Packets(10), red: step, ecn: true, harddrop: false }, &link(8)), 7);
+        for _ in 0..3 {
+            assert_eq!(h.offer(1, 100), Verdict::Enqueued);
+        }
+        assert_eq!(h.offer(1, 100), Verdict::Dropped(DropReason::Forced), "not ECN-capable: dropped");
+        // harddrop = true (the default) drops the ECN-capable arrival above the threshold.
+        let mut h = red(Limit::Packets(10), step, true);
+        for _ in 0..3 {
+            offer_ect(&mut h);
+        }
+        assert_eq!(offer_ect(&mut h).1, Verdict::Dropped(DropReason::Forced));
+        assert!(read("min_th = 3\nmax_th = 3\nw_q = 1\necn = true\nharddrop = false").is_ok());
+        let e = read("min_th = 4\nmax_th = 3").unwrap_err();
+        assert!(e.message.contains("must be at least min_th (4)"), "{e}");
     }
 
     /// Gaps (in arrivals) between early drops at a fixed average.
@@ -718,7 +773,7 @@ mod tests {
         let p = RedParams { w_q: 0.02, min_th: 3.0, max_th: 9.0, max_p: 0.1, wait: true, gentle: false };
         for (seed, limit) in [(1, Limit::Packets(20)), (2, Limit::Bytes(12_000))] {
             let (sent, refused, evicted) =
-                super::super::conformance::hammer(|l| Red::new(&Params { limit, red: p, ecn: false }, l), seed);
+                super::super::conformance::hammer(|l| Red::new(&Params { limit, red: p, ecn: false, harddrop: true }, l), seed);
             assert!(sent > 1000 && refused > 100, "{sent} {refused}");
             assert_eq!(evicted, 0, "RED only drops arrivals");
         }

@@ -9,7 +9,7 @@
 //!   bytes, optional delayed ACKs, the congestion bit echoed;
 //! - [`rtt`]: the generic and Jacobson/Karels estimators, Karn's rule, backoff, coarse ticks;
 //! - [`cc`]: one congestion control per file (generic, slowstart, tahoe/jk, reno, newreno,
-//!   vegas, decbit);
+//!   cubic, dctcp, vegas, decbit);
 //! - [`telnet`]: the interactive source of the FQ paper.
 //!
 //! In a scenario, `kind = "tcp"` with `cc = "reno"` (and the cc's own keys in the same table),
@@ -178,6 +178,11 @@ impl Common {
             EcnUse::Optional if self.ecn => Feedback::Classic,
             _ => Feedback::None,
         }
+    }
+
+    /// Whether new data is ECT(1) rather than ECT(0) (DCTCP's `ect1`, for L4S).
+    pub fn sends_ect1(&self) -> bool {
+        matches!(&self.cc, CcParams::Dctcp(p) if p.ect1)
     }
 
     /// Whether the flow's data packets are ECN-capable (gateways may mark them).

@@ -140,6 +140,8 @@ pub struct Sender {
     dupacks: u32,
     rto: LazyTimer,
     feedback: Feedback,
+    /// The ECN codepoint of new data when the flow is ECN-capable: ECT, with ECT1 for ECT(1).
+    ect: u8,
     /// No ECN reduction until `snd_una` passes this (`snd_max` at the last reduction).
     ecn_recover: u64,
     /// Set CWR on the next new data packet.
@@ -170,6 +172,7 @@ impl Sender {
             dupacks: 0,
             rto: LazyTimer::new(timer::RTO),
             feedback: c.feedback(),
+            ect: if c.sends_ect1() { flags::ECT | flags::ECT1 } else { flags::ECT },
             ecn_recover: 0,
             send_cwr: false,
             done: false,
@@ -255,7 +258,7 @@ impl Sender {
             Feedback::None => {}
             Feedback::CopyBit => fl |= flags::ECT,
             Feedback::Classic | Feedback::PerPacket if !retx => {
-                fl |= flags::ECT;
+                fl |= self.ect;
                 if std::mem::take(&mut self.send_cwr) {
                     fl |= flags::CWR;
                 }

@@ -36,7 +36,7 @@ pub const DISCIPLINES: &[&str] = &[
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
 pub const CONGESTION_CONTROLS: &[&str] =
-    &["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "vegas", "decbit"];
+    &["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "dctcp", "vegas", "decbit"];
 /// The congestion controls that take `ecn = true` (RFC 3168).
 pub const ECN_OPTIONAL: &[&str] = &["slowstart", "tahoe", "reno", "newreno", "cubic"];
 
@@ -144,7 +144,7 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
         }
         "red" => {
             red_keys(rng, pkts, &mut q);
-            let _ = write!(q, ", ecn = {}", rng.chance(0.3));
+            let _ = write!(q, ", ecn = {}, harddrop = {}", rng.chance(0.3), rng.chance(0.5));
         }
         "choke" => {
             red_keys(rng, pkts, &mut q);
@@ -418,6 +418,15 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                         rng.chance(0.7),
                         0.3 + rng.uniform() * 0.6,
                         0.1 + rng.uniform()
+                    );
+                }
+                if cc == "dctcp" {
+                    let _ = writeln!(
+                        t,
+                        "g = {:.3}\ninitial_alpha = {:.2}\nect1 = {}",
+                        0.01 + rng.uniform() * 0.99,
+                        rng.uniform(),
+                        rng.chance(0.5)
                     );
                 }
                 if ECN_OPTIONAL.contains(&cc) && rng.chance(0.4) {

@@ -9,6 +9,7 @@ mod catalogue;
 mod choke_models;
 mod choke_vs_red;
 mod cubic;
+mod dctcp;
 mod dualpi2;
 mod ecn;
 mod foundation;

@@ -216,6 +216,7 @@ congestion_controls! {
         NewReno(newreno::NewReno);
     boxed:
         Cubic(cubic::Cubic),
+        Dctcp(dctcp::Dctcp),
         Vegas(vegas::Vegas),
         Decbit(decbit::Decbit),
 }
