@@ -175,7 +175,6 @@ TCP_CASES: list[tuple[str, list[tuple[str, object]]]] = [
         "dctcp step-K",
         [
             ("flow.tcp{i}.cc", "dctcp"),
-            ("flow.tcp{i}.ecn", True),
             (
                 "link.bottleneck.queue",
                 {
@@ -186,6 +185,7 @@ TCP_CASES: list[tuple[str, list[tuple[str, object]]]] = [
                     "w_q": 1.0,
                     "max_p": 1.0,
                     "ecn": True,
+                    "harddrop": False,
                 },
             ),
         ],
@@ -380,9 +380,10 @@ def ns3_args(
             f"--wait={str(red['wait']).lower()}",
         ]
         if red.get("ecn"):
-            # Mark ECT packets where RED would drop them, forced decisions included (aqmlab's
-            # red marks on every decision when ecn is on, as RFC 3168 section 7 allows).
-            args += ["--ns3::RedQueueDisc::UseEcn=true", "--ns3::RedQueueDisc::UseHardDrop=false"]
+            # Mark ECT packets where RED would drop early; above max_th drop them unless harddrop
+            # is false (aqmlab's default true is ns-3's UseHardDrop default).
+            hard = str(red.get("harddrop", True)).lower()
+            args += ["--ns3::RedQueueDisc::UseEcn=true", f"--ns3::RedQueueDisc::UseHardDrop={hard}"]
     elif q["discipline"] in ("droptail", "fifo"):
         args.append("--queue=fifo")
     elif q["discipline"] in NS3_QUEUES:

@@ -73,8 +73,13 @@ pub struct RedParams {
 }
 
 impl RedParams {
-    /// Read and check the RED parameters (ns-2 era defaults).
+    /// Read and check the RED parameters (ns-2 era defaults); max_th must exceed min_th.
     pub fn read(f: &mut Fields) -> Result<Self> {
+        Self::read_thresholds(f, false)
+    }
+
+    /// As [`RedParams::read`], with `step` allowing min_th = max_th (plain RED's step marker).
+    pub fn read_thresholds(f: &mut Fields, step: bool) -> Result<Self> {
         let w_q: f64 =
             f.or("w_q", 0.002, "w_q: weight of the newest sample in the average queue length (0 < w_q <= 1)")?;
         f.ensure(w_q > 0.0 && w_q <= 1.0, "w_q", format!("{w_q} is not a weight (allowed: above 0, at most 1)"))?;
@@ -85,11 +90,15 @@ impl RedParams {
             15.0,
             "max_th: average queue length (packets) where p_b reaches max_p; above it every arrival is dropped",
         )?;
-        f.ensure(
-            max_th >= min_th,
-            "max_th",
-            format!("must be at least min_th ({min_th}); equal, RED is a step at that queue length"),
-        )?;
+        if step {
+            f.ensure(
+                max_th >= min_th,
+                "max_th",
+                format!("must be at least min_th ({min_th}); equal, RED is a step at that queue length"),
+            )?;
+        } else {
+            f.ensure(max_th > min_th, "max_th", format!("must be above min_th ({min_th})"))?;
+        }
         let max_p: Prob = f.or("max_p", Prob(0.1), "max_p: early drop probability p_b at max_th (ns-2's 1/linterm)")?;
         let wait: bool = f.or("wait", true, "ns-2 wait_: no drop until count >= 1/p_b, then gaps uniform on 1/p_b+1..2/p_b (false: F&J 1993, gaps uniform on 1..1/p_b)")?;
         let gentle: bool = f.or(
@@ -298,7 +307,7 @@ impl Params {
             Limit::Packets(100),
             "physical buffer: an admitted packet that does not fit is dropped (overflow)",
         )?;
-        let red = RedParams::read(f)?;
+        let red = RedParams::read_thresholds(f, true)?;
         red.check_against_limit(f, limit)?;
         let ecn = f.or(
             "ecn",
@@ -310,6 +319,12 @@ impl Params {
             true,
             "with ecn: drop ECN-capable packets when avg is above the top threshold (RFC 3168, ns-3); false marks \
              them (Linux's default, and step marking for DCTCP with min_th = max_th, w_q = 1)",
+        )?;
+        f.ensure(
+            ecn || harddrop,
+            "harddrop",
+            "false has no effect without ecn = true (only ECN-capable packets can be marked instead of dropped); \
+             add ecn = true or leave harddrop out",
         )?;
         Ok(Params { limit, red, ecn, harddrop })
     }
@@ -592,6 +607,8 @@ mod tests {
         }
         assert_eq!(offer_ect(&mut h).1, Verdict::Dropped(DropReason::Forced));
         assert!(read("min_th = 3\nmax_th = 3\nw_q = 1\necn = true\nharddrop = false").is_ok());
+        let e = read("harddrop = false").unwrap_err();
+        assert!(e.message.contains("no effect without ecn = true"), "{e}");
         let e = read("min_th = 4\nmax_th = 3").unwrap_err();
         assert!(e.message.contains("must be at least min_th (4)"), "{e}");
     }

@@ -144,7 +144,8 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
         }
         "red" => {
             red_keys(rng, pkts, &mut q);
-            let _ = write!(q, ", ecn = {}, harddrop = {}", rng.chance(0.3), rng.chance(0.5));
+            let ecn = rng.chance(0.3);
+            let _ = write!(q, ", ecn = {ecn}, harddrop = {}", !ecn || rng.chance(0.5));
         }
         "choke" => {
             red_keys(rng, pkts, &mut q);

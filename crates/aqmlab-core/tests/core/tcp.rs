@@ -49,7 +49,7 @@ fn tcp_flow(name: &str, keys: &str) -> String {
 }
 
 const BDP_PKTS: f64 = 10e6 * 20.9e-3 / 8000.0;
-const VARIANTS: [&str; 8] = ["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "vegas", "decbit"];
+const VARIANTS: [&str; 9] = ["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "dctcp", "vegas", "decbit"];
 
 #[test]
 fn every_variant_fills_an_idle_path_when_its_window_fits_pipe_and_buffer() {
@@ -432,6 +432,9 @@ fn the_catalogue_lists_every_congestion_control_with_its_parameters() {
     assert_eq!(ccs[2]["aliases"], serde_json::json!(["jk"]));
     for k in ["alpha", "beta", "gamma", "min_rto", "tick"] {
         assert!(params("vegas").contains(&k.to_string()), "vegas {k}");
+    }
+    for k in ["g", "initial_alpha", "ect1", "dupack_threshold"] {
+        assert!(params("dctcp").contains(&k.to_string()), "dctcp {k}");
     }
     for k in ["gain", "beta", "min_rto", "backoff"] {
         assert!(params("generic").contains(&k.to_string()), "generic {k}");
