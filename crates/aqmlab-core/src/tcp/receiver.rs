@@ -273,6 +273,30 @@ mod tests {
     }
 
     #[test]
+    fn dctcp_echoes_ce_per_packet_and_splits_delayed_acks_at_state_changes() {
+        let mut r = rx("cc = \"dctcp\"\ndelayed_ack = true");
+        let mut out = Outbox::default();
+        let (ect, ce) = (flags::ECT, flags::ECT | flags::CE);
+        assert!(seg(&mut r, 0, 1, ect, &mut out).is_empty(), "delayed");
+        // CE arrives with one packet pending: that one is acknowledged at once, without ECE.
+        let a = seg(&mut r, 1, 2, ce, &mut out);
+        assert_eq!(a.len(), 1);
+        assert_eq!((a[0].ack, a[0].has(flags::ECE)), (SEG, false));
+        let a = seg(&mut r, 2, 3, ce, &mut out);
+        assert_eq!((a[0].ack, a[0].has(flags::ECE)), (3 * SEG, true), "two CE packets, one ACK with ECE");
+        assert!(seg(&mut r, 3, 4, ce, &mut out).is_empty());
+        let a = seg(&mut r, 4, 5, ect, &mut out);
+        assert_eq!((a[0].ack, a[0].has(flags::ECE)), (4 * SEG, true), "the CE packet pending, with ECE");
+        let a = seg(&mut r, 5, 6, ect, &mut out);
+        assert_eq!((a[0].ack, a[0].has(flags::ECE)), (6 * SEG, false));
+        // Without delayed ACKs each ACK carries its own packet's CE.
+        let mut r = rx("cc = \"dctcp\"");
+        for (k, f) in [ect, ce, ect, ce, ce, ect].into_iter().enumerate() {
+            assert_eq!(seg(&mut r, k as u64, 1, f, &mut out)[0].has(flags::ECE), f & flags::CE != 0);
+        }
+    }
+
+    #[test]
     fn the_congestion_bit_is_echoed() {
         let mut r = rx("cc = \"decbit\"");
         let mut out = Outbox::default();
