@@ -50,6 +50,8 @@ uint64_t g_txBytes = 0;
 uint64_t g_devDrops = 0; // drops in any device queue (should stay 0: the queue disc holds back)
 double g_sojournSumS = 0; // sojourn times of the packets the bottleneck queue disc dequeued
 uint64_t g_sojournN = 0;
+// The same split by IP protocol (6 TCP, 17 UDP), from the queue disc's Dequeue trace.
+std::map<uint8_t, std::pair<double, uint64_t>> g_sojournByProtocol;
 
 void
 OnBottleneckTx(Ptr<const Packet> p)
@@ -69,6 +71,43 @@ OnSojourn(Time t)
 {
     g_sojournSumS += t.GetSeconds();
     ++g_sojournN;
+}
+
+// A packet dropped at dequeue (CoDel, PIE in dequeue mode) has fired SojournTime and Dequeue as
+// it left its queue; it is taken back out, so that the means are over transmitted packets, as
+// aqmlab's are.
+void
+OnBottleneckDropAfterDequeue(Ptr<const QueueDiscItem> item, const char* /* reason */)
+{
+    double sojourn = (Simulator::Now() - item->GetTimeStamp()).GetSeconds();
+    g_sojournSumS -= sojourn;
+    --g_sojournN;
+    if (auto ip = DynamicCast<const Ipv4QueueDiscItem>(item))
+    {
+        auto& [sum, n] = g_sojournByProtocol[ip->GetHeader().GetProtocol()];
+        sum -= sojourn;
+        --n;
+    }
+}
+
+double
+MeanSojourn(uint8_t protocol)
+{
+    auto it = g_sojournByProtocol.find(protocol);
+    return it == g_sojournByProtocol.end() || it->second.second == 0 ? 0.0 : it->second.first / it->second.second;
+}
+
+void
+OnBottleneckDequeue(Ptr<const QueueDiscItem> item)
+{
+    auto ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    if (!ip)
+    {
+        return;
+    }
+    auto& [sum, n] = g_sojournByProtocol[ip->GetHeader().GetProtocol()];
+    sum += (Simulator::Now() - item->GetTimeStamp()).GetSeconds();
+    ++n;
 }
 
 double
@@ -409,6 +448,8 @@ main(int argc, char* argv[])
 
     bottleneck.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnBottleneckTx));
     bqd.Get(0)->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
+    bqd.Get(0)->TraceConnectWithoutContext("Dequeue", MakeCallback(&OnBottleneckDequeue));
+    bqd.Get(0)->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnBottleneckDropAfterDequeue));
     for (auto* c : {&bottleneck, &sinkLink})
     {
         for (uint32_t k = 0; k < c->GetN(); ++k)
@@ -476,6 +517,9 @@ main(int argc, char* argv[])
         << ", \"departures\": " << g_txPackets << ", \"departed_bytes\": " << g_txBytes
         << ", \"marked_pkts\": " << st.nTotalMarkedPackets << ", \"marks_by_reason\": {" << marks.str() << "}"
         << ", \"mean_sojourn_s\": " << (g_sojournN ? g_sojournSumS / g_sojournN : 0.0)
+        << ", \"mean_sojourn_tcp_s\": " << MeanSojourn(6) << ", \"mean_sojourn_udp_s\": " << MeanSojourn(17)
+        << ", \"sojourn_samples_tcp\": " << g_sojournByProtocol[6].second
+        << ", \"sojourn_samples_udp\": " << g_sojournByProtocol[17].second << ", \"sojourn_samples\": " << g_sojournN
         << ", \"rate_bps\": " << rateBps << ", \"utilization\": " << g_txBytes * 8.0 / rateBps / duration << "}"
         << ", \"queue\": \"" << queue << "\", \"tcp_type\": \"" << tcpType << "\""
         << ", \"device_queue_drops\": " << g_devDrops
