@@ -181,15 +181,19 @@ impl Scenario {
         let mut out = Vec::new();
         for (i, l) in self.links.iter().enumerate() {
             let back = opposite(l);
-            if capable[i] || back.is_some_and(|b| capable[b] || warned[b]) || !marks_ecn(&l.queue) {
+            let defaults = default_params(l.queue.name()).map(|d| ecn_options(&d)).unwrap_or_default();
+            let options: Vec<&str> = ecn_options(&l.queue).into_iter().filter(|o| !defaults.contains(o)).collect();
+            if capable[i] || back.is_some_and(|b| capable[b] || warned[b]) || options.is_empty() {
                 continue;
             }
             warned[i] = true;
             out.push(format!(
-                "link {}: {} has ecn = true but no ECN-capable flow sends data through it, so it marks nothing \
-                 and drops instead (set ecn = true on a TCP flow, or use cc = \"dctcp\")",
+                "link {}: {} has {} but no ECN-capable flow sends data through it, so it marks nothing{} \
+                 (set ecn = true on a TCP flow, or use cc = \"dctcp\")",
                 shown(&l.name),
-                l.queue.name()
+                l.queue.name(),
+                options.join(" and "),
+                if options.contains(&"ecn = true") { " and drops instead" } else { "" },
             ));
         }
         out
@@ -201,10 +205,30 @@ impl Scenario {
     }
 }
 
-/// Whether a discipline's `ecn` option is on. Read from its serialised parameters, so that
-/// every discipline whose option carries the tc name `ecn` is covered without a line of its own.
-fn marks_ecn(q: &QdiscParams) -> bool {
-    serde_json::to_value(q).ok().and_then(|v| v.get("ecn").and_then(|e| e.as_bool())).unwrap_or(false)
+/// A discipline's parameters when its table names nothing but the discipline (None when it
+/// needs more). An option at its default (fq_codel's `ecn = true`, as Linux) is not the user's
+/// request, so it is not warned about.
+fn default_params(name: &str) -> Option<QdiscParams> {
+    let src = Source { path: "defaults".into() };
+    let table = parse_toml("", &src).ok()?;
+    let mut f = Fields::new(&src, "queue", &table, Origin::Line(1));
+    (qdisc::find(name)?.read)(&mut f).ok()
+}
+
+/// The options of a discipline that act on ECN-capable packets alone and are set: `ecn = true`
+/// (mark instead of drop) and `ce_threshold` (CoDel's step mark). Read from its serialised
+/// parameters, so that every discipline whose options carry these tc names is covered without a
+/// line of its own.
+fn ecn_options(q: &QdiscParams) -> Vec<&'static str> {
+    let Ok(v) = serde_json::to_value(q) else { return vec![] };
+    let mut out = vec![];
+    if v.get("ecn").and_then(|e| e.as_bool()) == Some(true) {
+        out.push("ecn = true");
+    }
+    if v.get("ce_threshold").is_some_and(|t| !t.is_null()) {
+        out.push("ce_threshold");
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -103,4 +103,23 @@ fn an_ecn_option_no_flow_can_use_is_a_warning_naming_the_link() {
     // No warning without the option, or with a capable flow through the link.
     assert!(aqmlab_core::Scenario::parse(&red_dumbbell(false, false), "t.toml", &[]).unwrap().warnings().is_empty());
     assert!(aqmlab_core::Scenario::parse(&red_dumbbell(true, true), "t.toml", &[]).unwrap().warnings().is_empty());
+    // CoDel's ce_threshold marks ECN-capable packets alone: without such a flow it is a no-op
+    // too (it drops nothing instead: only the mark is lost).
+    let codel = |flow_ecn: bool| {
+        red_dumbbell(false, flow_ecn).replace(
+            "{ discipline = \"red\", limit = 300, min_th = 5, max_th = 15, max_p = 0.1, w_q = 0.002, ecn = false }",
+            "{ discipline = \"fq_codel\", ce_threshold = \"1ms\" }",
+        )
+    };
+    let w = aqmlab_core::Scenario::parse(&codel(false), "t.toml", &[]).unwrap().warnings();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].starts_with("link bottleneck: fq_codel has ce_threshold but no ECN-capable flow"), "{}", w[0]);
+    assert!(!w[0].contains("drops instead"), "{}", w[0]);
+    assert!(aqmlab_core::Scenario::parse(&codel(true), "t.toml", &[]).unwrap().warnings().is_empty());
+    // fq_codel's ecn = true is its default (Linux's): not the user's request, no warning.
+    let plain = red_dumbbell(false, false).replace(
+        "{ discipline = \"red\", limit = 300, min_th = 5, max_th = 15, max_p = 0.1, w_q = 0.002, ecn = false }",
+        "{ discipline = \"fq_codel\" }",
+    );
+    assert!(aqmlab_core::Scenario::parse(&plain, "t.toml", &[]).unwrap().warnings().is_empty());
 }
