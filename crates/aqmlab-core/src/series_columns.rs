@@ -159,6 +159,18 @@ pub const FLOW: &[SeriesColumn] = &[
         "cc = dctcp",
         "alpha: the moving average of the fraction of packets marked, window by window (g = 1/16)",
     ),
+    col(
+        "pacing_rate_bps",
+        "bit/s",
+        "sample",
+        "pacing = true, cc = bbr",
+        "the rate the sender paces data at (missing before its first round-trip sample)",
+    ),
+    col("bbr_btlbw_bps", "bit/s", "sample", "cc = bbr", "BtlBw: the largest delivery rate of the last 10 round trips"),
+    col("bbr_rtprop_s", "s", "sample", "cc = bbr", "RTprop: the smallest round trip of the last 10 s"),
+    col("bbr_state", "0-3", "sample", "cc = bbr", "0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT"),
+    col("bbr_cycle", "0-7", "sample", "cc = bbr", "the PROBE_BW phase (gains 1.25, 0.75, then 1 x6)"),
+    col("bbr_pacing_gain", "ratio", "sample", "cc = bbr", "the pacing gain of the state or phase"),
 ];
 
 /// Is `column` (as it appears in a series) documented for a link (`link`) or a flow?

@@ -42,6 +42,8 @@ pub mod timer {
     pub const APP: u8 = 1;
     /// The delayed-ACK timer (receiver).
     pub const DELACK: u8 = 2;
+    /// The pacing timer (paced sender): the next packet may leave.
+    pub const PACE: u8 = 3;
 }
 
 /// Settings shared by every TCP flow, whatever its application.
@@ -60,6 +62,8 @@ pub struct Common {
     pub delayed_ack_timeout_ns: u64,
     /// ECN (RFC 3168) asked for with `ecn = true`; DCTCP and DECbit use their own (see [`Common::feedback`]).
     pub ecn: bool,
+    /// Pace data packets (`pacing = true`; BBR always paces).
+    pub pacing: bool,
 }
 
 /// How congestion marks travel back from the receiver to the sender.
@@ -160,6 +164,12 @@ impl Common {
                 }
             }
         }
+        let pacing: bool = f.or(
+            "pacing",
+            false,
+            "pace data packets at cwnd x packet size / srtt, times 2 in slow start and 1.2 after (Linux's rule), \
+             instead of sending on each ACK (bbr paces at its own rate whatever this says)",
+        )?;
         // The cc's own keys are in this table too; in catalogue mode they are listed under the
         // congestion controls, not here.
         let cc = if f.is_catalogue() {
@@ -168,7 +178,17 @@ impl Common {
         } else {
             (info.read)(f)?
         };
-        Ok(Common { cc, packet_size, header, ack_size, max_window, delayed_ack, delayed_ack_timeout_ns: delack.0, ecn })
+        Ok(Common {
+            cc,
+            packet_size,
+            header,
+            ack_size,
+            max_window,
+            delayed_ack,
+            delayed_ack_timeout_ns: delack.0,
+            ecn,
+            pacing,
+        })
     }
 
     /// How marks are fed back on this flow.

@@ -35,7 +35,7 @@
 
 use std::collections::VecDeque;
 
-use super::cc::{AckInfo, AnyCc, Reaction, TimeoutInfo};
+use super::cc::{AckInfo, AnyCc, RateSample, Reaction, TimeoutInfo};
 use super::rtt::{RttEstimator, MAX_BACKOFF_SHIFT};
 use super::telnet::Keystrokes;
 use super::{timer, Common, Feedback};
@@ -47,6 +47,8 @@ use crate::packet::{flags, Packet};
 struct Seg {
     first_sent: u64,
     last_sent: u64,
+    /// The delivery-rate snapshot at its last transmission (see [`Delivery`]).
+    snap: Snapshot,
     sends: u32,
     /// When the application generated its data (Telnet), else 0.
     app_ts: u64,
@@ -109,6 +111,36 @@ impl LazyTimer {
     }
 }
 
+/// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation-00): the sender counts
+/// the segments delivered (cumulatively acknowledged) and when the count last moved; each
+/// transmission snapshots both and the start of the current sending burst, so that the ACK of
+/// a segment gives a rate sample over the longer of its send and ACK intervals.
+#[derive(Clone, Copy, Debug, Default)]
+struct Delivery {
+    delivered: u64,
+    delivered_time: u64,
+    /// When the first segment of the current flight was sent.
+    first_sent_time: u64,
+    /// The smallest round trip seen: rate samples over a shorter interval are discarded (a
+    /// cumulative ACK that jumps after a repair would otherwise claim a rate the path never had).
+    min_rtt: u64,
+}
+
+/// What a transmission records of [`Delivery`].
+#[derive(Clone, Copy, Debug, Default)]
+struct Snapshot {
+    delivered: u64,
+    delivered_time: u64,
+    first_sent_time: u64,
+}
+
+/// A paced sender's state: when the next packet may leave, and the timer that wakes it then.
+#[derive(Clone, Copy, Debug)]
+struct Pacer {
+    next_send: u64,
+    timer: LazyTimer,
+}
+
 /// Where the data comes from.
 pub enum App {
     /// As much as the window allows (up to `bytes` for a finite transfer).
@@ -146,13 +178,19 @@ pub struct Sender {
     ecn_recover: u64,
     /// Set CWR on the next new data packet.
     send_cwr: bool,
+    delivery: Delivery,
+    /// Pacing (`pacing = true`, or a control that paces: BBR); boxed, most senders do not pace.
+    pacer: Option<Box<Pacer>>,
     done: bool,
     app: App,
 }
 
 impl Sender {
     pub fn new(c: &Common, total: Option<u64>, app: App, ids: FlowIds, when: Schedule) -> Self {
-        let cc = c.cc.build(c.max_window);
+        let mut cc = c.cc.build(c.max_window);
+        if let AnyCc::Bbr(b) = &mut cc {
+            b.reseed(ids.flow as u64);
+        }
         let rto = c.cc.rto();
         Sender {
             ids,
@@ -175,6 +213,9 @@ impl Sender {
             ect: if c.sends_ect1() { flags::ECT | flags::ECT1 } else { flags::ECT },
             ecn_recover: 0,
             send_cwr: false,
+            delivery: Delivery { min_rtt: u64::MAX, ..Delivery::default() },
+            pacer: (c.pacing || c.cc.info().paces)
+                .then(|| Box::new(Pacer { next_send: 0, timer: LazyTimer::new(timer::PACE) })),
             done: false,
             app,
         }
@@ -222,12 +263,36 @@ impl Sender {
         }
     }
 
-    /// Send what the window and the application allow.
+    /// The pacing rate, bit/s: the control's own (BBR), else Linux's rule for a paced flow
+    /// (tcp_update_pacing_rate: cwnd x packet size / srtt, times 2 in slow start and 1.2 after);
+    /// none before the first round-trip sample.
+    pub fn pacing_rate_bps(&self) -> Option<f64> {
+        self.pacer.as_ref()?;
+        let cc = self.cc.inner();
+        if let Some(r) = cc.pacing_rate_bps() {
+            return Some(r);
+        }
+        let srtt = self.rtt.srtt()?;
+        let ratio = if cc.cwnd() < cc.ssthresh() / 2.0 { 2.0 } else { 1.2 };
+        Some(ratio * cc.cwnd() * (self.mss + self.header as u64) as f64 * 8.0 / (srtt.max(1.0) * 1e-9))
+    }
+
+    /// Send what the window and the application allow (and, paced, what the rate allows now:
+    /// the rest when the pacing timer fires).
     fn send_allowed(&mut self, now: u64, out: &mut Outbox) {
         let limit = self.limit(now);
         let wnd = self.window();
         while self.snd_nxt < limit && self.segs_in(self.snd_una, self.snd_nxt) < wnd {
             let seq = self.snd_nxt;
+            if let Some(rate) = self.pacing_rate_bps() {
+                let bits = ((self.seg_end(seq) - seq) + self.header as u64) as f64 * 8.0;
+                let p = self.pacer.as_mut().expect("paced");
+                if now < p.next_send {
+                    p.timer.set(p.next_send, out);
+                    return;
+                }
+                p.next_send = now + (bits / rate.max(1.0) * 1e9).ceil() as u64;
+            }
             self.transmit(now, seq, out);
             self.snd_nxt = self.seg_end(seq);
         }
@@ -238,10 +303,19 @@ impl Sender {
         let idx = ((seq - self.snd_una) / self.mss) as usize;
         let end = self.seg_end(seq);
         let retx = seq < self.snd_max;
+        if self.snd_una == self.snd_max {
+            // Nothing in flight: a new sending burst starts (the draft's "pipe was empty").
+            self.delivery.first_sent_time = now;
+            self.delivery.delivered_time = now;
+        }
+        let d = self.delivery;
+        let snap =
+            Snapshot { delivered: d.delivered, delivered_time: d.delivered_time, first_sent_time: d.first_sent_time };
         let app_ts = if retx {
             let s = &mut self.segs[idx];
             s.sends += 1;
             s.last_sent = now;
+            s.snap = snap;
             s.app_ts
         } else {
             debug_assert_eq!((seq, idx), (self.snd_max, self.segs.len()));
@@ -249,7 +323,7 @@ impl Sender {
                 App::Telnet(k) => k.take(now),
                 App::Bulk => 0,
             };
-            self.segs.push_back(Seg { first_sent: now, last_sent: now, sends: 1, app_ts, deadline: 0 });
+            self.segs.push_back(Seg { first_sent: now, last_sent: now, snap, sends: 1, app_ts, deadline: 0 });
             self.snd_max = end;
             app_ts
         };
@@ -287,8 +361,22 @@ impl Sender {
     }
 
     fn ack_info(&self, now: u64, pkt: &Packet, acked: u32, flight: u32, rtt: Option<u64>) -> AckInfo {
+        self.ack_info_with(now, pkt, acked, flight, rtt, None)
+    }
+
+    fn ack_info_with(
+        &self,
+        now: u64,
+        pkt: &Packet,
+        acked: u32,
+        flight: u32,
+        rtt: Option<u64>,
+        rate: Option<RateSample>,
+    ) -> AckInfo {
         let una = self.segs.front();
         AckInfo {
+            delivered: self.delivery.delivered,
+            rate,
             now,
             ack: self.snd_una,
             mss: self.mss,
@@ -304,6 +392,29 @@ impl Sender {
             una_sent_at: una.map(|s| s.last_sent),
             una_sends: una.map_or(0, |s| s.sends),
         }
+    }
+
+    /// Count `acked` segments delivered at `now` and take the rate sample of the last of them
+    /// (the draft's P, the most recently sent segment this ACK covers).
+    fn rate_sample(&mut self, now: u64, acked: u32) -> Option<RateSample> {
+        let last = *self.segs.get(acked.checked_sub(1)? as usize)?;
+        self.delivery.delivered += acked as u64;
+        self.delivery.delivered_time = now;
+        // The next burst is measured from this segment's transmission.
+        self.delivery.first_sent_time = last.last_sent;
+        let send_elapsed = last.last_sent.saturating_sub(last.snap.first_sent_time);
+        let ack_elapsed = now.saturating_sub(last.snap.delivered_time);
+        let interval = send_elapsed.max(ack_elapsed);
+        let delivered = self.delivery.delivered - last.snap.delivered;
+        if interval == 0 || interval < self.delivery.min_rtt {
+            return None;
+        }
+        Some(RateSample {
+            delivered,
+            interval_ns: interval,
+            prior_delivered: last.snap.delivered,
+            app_limited: self.limit(now) != u64::MAX && self.snd_nxt >= self.limit(now),
+        })
     }
 
     /// An ECN echo on this ACK: reduce once per round trip (see the module doc).
@@ -358,6 +469,10 @@ impl Sender {
             out.rtt_samples.extend(rtt);
             let flight = self.segs_in(self.snd_una, self.snd_max);
             let acked = self.segs_in(self.snd_una, ack);
+            if let Some(t) = rtt {
+                self.delivery.min_rtt = self.delivery.min_rtt.min(t);
+            }
+            let rate = self.rate_sample(now, acked);
             self.segs.drain(..acked as usize);
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
@@ -368,7 +483,7 @@ impl Sender {
                 self.rto.cancel();
                 return;
             }
-            let info = self.ack_info(now, pkt, acked, flight, rtt);
+            let info = self.ack_info_with(now, pkt, acked, flight, rtt, rate);
             let r = self.cc.inner_mut().on_ack(&info);
             self.react(now, r, out);
             self.ecn_echo(pkt, &info);
@@ -449,6 +564,9 @@ impl Agent for Sender {
         }
         match kind {
             timer::RTO if self.rto.fire(now, gen, out) => self.on_timeout(now, out),
+            timer::PACE if self.pacer.as_mut().is_some_and(|p| p.timer.fire(now, gen, out)) => {
+                self.send_allowed(now, out);
+            }
             timer::APP => {
                 if self.when.stop.is_some_and(|s| now >= s) {
                     return;
@@ -470,6 +588,9 @@ impl Agent for Sender {
         out.push(("ssthresh_pkts", if ssthresh.is_finite() { ssthresh } else { f64::NAN }));
         out.push(("srtt_s", self.rtt.srtt().map_or(f64::NAN, |s| s * 1e-9)));
         out.push(("rto_s", self.rtt.backed_off(self.shift) as f64 * 1e-9));
+        if self.pacer.is_some() {
+            out.push(("pacing_rate_bps", self.pacing_rate_bps().unwrap_or(f64::NAN)));
+        }
         cc.gauges(out);
     }
 }
@@ -484,6 +605,35 @@ mod tests {
 
     /// Round trip on the bench: 2 x 50 ms plus the data packet's transmission.
     const RTT: u64 = 100 * MS;
+
+    /// The smallest gap between consecutive data transmissions in [from, to), and the largest
+    /// window seen there.
+    fn min_gap_and_max_cwnd(b: &Bench, from: u64, to: u64) -> (u64, f64) {
+        let times: Vec<u64> = b.sent.iter().filter(|s| s.t >= from && s.t < to).map(|s| s.t).collect();
+        let gap = times.windows(2).map(|w| w[1] - w[0]).min().unwrap();
+        let cwnd = b.trace.iter().filter(|p| p.0 >= from && p.0 < to).map(|p| p.1).fold(0.0, f64::max);
+        (gap, cwnd)
+    }
+
+    #[test]
+    fn a_paced_sender_spaces_its_packets_at_srtt_over_1_2_cwnd() {
+        // Linux's rule in congestion avoidance: rate = 1.2 cwnd x size / srtt, so consecutive
+        // packets leave at least srtt / (1.2 cwnd) apart; unpaced, an ACK that opens the window
+        // by two sends two back to back (the link's packet time apart at most).
+        let config = "cc = \"reno\"\ninitial_ssthresh = 20";
+        let mut paced = Bench::new(&common(&format!("{config}\npacing = true")), None, GBPS, 50 * MS);
+        let mut unpaced = Bench::new(&common(config), None, GBPS, 50 * MS);
+        paced.run_until(3000 * MS);
+        unpaced.run_until(3000 * MS);
+        let (gap, cwnd) = min_gap_and_max_cwnd(&paced, 2000 * MS, 3000 * MS);
+        let expected = RTT as f64 / (1.2 * cwnd);
+        assert!(gap as f64 >= 0.99 * expected, "paced: smallest gap {gap} ns, srtt / (1.2 cwnd) = {expected:.0} ns");
+        let (gap, _) = min_gap_and_max_cwnd(&unpaced, 2000 * MS, 3000 * MS);
+        assert!((gap as f64) < expected / 10.0, "unpaced: smallest gap {gap} ns");
+        // Pacing costs no throughput here: the same data acknowledged within a round trip's worth.
+        let acked = |b: &Bench| b.sent.iter().filter(|s| !s.retx).count() as f64;
+        assert!((acked(&paced) - acked(&unpaced)).abs() <= cwnd, "{} vs {}", acked(&paced), acked(&unpaced));
+    }
 
     #[test]
     fn slow_start_doubles_the_window_each_round_trip() {

@@ -36,7 +36,7 @@ pub const DISCIPLINES: &[&str] = &[
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
 pub const CONGESTION_CONTROLS: &[&str] =
-    &["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "dctcp", "vegas", "decbit"];
+    &["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "dctcp", "bbr", "vegas", "decbit"];
 /// The congestion controls that take `ecn = true` (RFC 3168).
 pub const ECN_OPTIONAL: &[&str] = &["slowstart", "tahoe", "reno", "newreno", "cubic"];
 
@@ -429,6 +429,12 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                         rng.uniform(),
                         rng.chance(0.5)
                     );
+                }
+                if cc == "bbr" {
+                    let _ = writeln!(t, "cwnd_gain = {:.2}", 1.0 + rng.uniform() * 2.0);
+                }
+                if rng.chance(0.2) {
+                    let _ = writeln!(t, "pacing = true");
                 }
                 if ECN_OPTIONAL.contains(&cc) && rng.chance(0.4) {
                     let _ = writeln!(t, "ecn = true");

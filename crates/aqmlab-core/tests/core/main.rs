@@ -5,6 +5,7 @@
 
 mod aqm;
 mod bad_inputs;
+mod bbr;
 mod catalogue;
 mod choke_models;
 mod choke_vs_red;

@@ -50,6 +50,7 @@ pub const INFO: CcInfo = CcInfo {
     summary: "CUBIC (RFC 9438): window C (t - K)^3 + W_max since the last reduction, beta 0.7, Reno-friendly region.",
     read: |f| Params::read(f).map(CcParams::Cubic),
     ecn: EcnUse::Optional,
+    paces: false,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

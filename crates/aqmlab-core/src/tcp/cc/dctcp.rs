@@ -35,6 +35,7 @@ pub const INFO: CcInfo = CcInfo {
     summary: "DCTCP (RFC 8257): ECN marks echoed per packet, cwnd cut by alpha/2 once per window, alpha the marked fraction's EWMA.",
     read: |f| Params::read(f).map(CcParams::Dctcp),
     ecn: EcnUse::Own(Feedback::PerPacket),
+    paces: false,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

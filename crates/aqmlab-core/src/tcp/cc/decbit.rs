@@ -29,6 +29,7 @@ pub const INFO: CcInfo = CcInfo {
     summary: "DECbit source (Ramakrishnan & Jain): +1 packet if under half the ACKs carry the bit, else x0.875.",
     read: |f| Params::read(f).map(CcParams::Decbit),
     ecn: EcnUse::Own(Feedback::CopyBit),
+    paces: false,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

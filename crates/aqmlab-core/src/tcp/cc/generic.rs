@@ -25,6 +25,7 @@ pub const INFO: CcInfo = CcInfo {
     summary: "The FQ paper's generic flow control: fixed window (max_window), timeout = beta x rtt.",
     read: |f| Params::read(f).map(CcParams::Generic),
     ecn: EcnUse::Unsupported,
+    paces: false,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

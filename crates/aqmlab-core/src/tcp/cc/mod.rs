@@ -52,6 +52,28 @@ pub struct AckInfo {
     pub una_sent_at: Option<u64>,
     /// How many times that segment has been sent.
     pub una_sends: u32,
+    /// Segments delivered (cumulatively acknowledged) since the start, this ACK included.
+    pub delivered: u64,
+    /// The delivery-rate sample of this ACK, if it gives a valid one.
+    pub rate: Option<RateSample>,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation): `delivered` segments
+/// over `interval_ns`, measured from a segment sent when `prior_delivered` had been delivered.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    pub delivered: u64,
+    pub interval_ns: u64,
+    pub prior_delivered: u64,
+    /// The sender had nothing more to send: the sample may be below the path's rate.
+    pub app_limited: bool,
+}
+
+impl RateSample {
+    /// Segments per second.
+    pub fn rate(&self) -> f64 {
+        self.delivered as f64 * 1e9 / self.interval_ns as f64
+    }
 }
 
 /// What the sender knows when its retransmission timer expires.
@@ -109,6 +131,10 @@ pub trait CongestionControl {
     fn on_ece(&mut self, _a: &AckInfo) {}
     /// Quantities of its own worth tracing, beside the window and threshold.
     fn gauges(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// The rate the sender paces at, bit/s, for a control that sets one (BBR).
+    fn pacing_rate_bps(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// A congestion control's entry in the catalogue.
@@ -119,6 +145,8 @@ pub struct CcInfo {
     pub read: fn(&mut Fields) -> Result<CcParams>,
     /// What it does with ECN.
     pub ecn: EcnUse,
+    /// It paces its sender itself (BBR), whatever `pacing` says.
+    pub paces: bool,
 }
 
 /// Declares every congestion control once, as [`crate::qdisc`] does disciplines: those under
@@ -217,6 +245,7 @@ congestion_controls! {
     boxed:
         Cubic(cubic::Cubic),
         Dctcp(dctcp::Dctcp),
+        Bbr(bbr::Bbr),
         Vegas(vegas::Vegas),
         Decbit(decbit::Decbit),
 }

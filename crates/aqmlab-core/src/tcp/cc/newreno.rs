@@ -24,6 +24,7 @@ pub const INFO: CcInfo = CcInfo {
     summary: "NewReno (RFC 6582): Reno whose fast recovery retransmits on partial ACKs.",
     read: |f| Params::read(f, true).map(CcParams::NewReno),
     ecn: EcnUse::Optional,
+    paces: false,
 };
 
 /// NewReno's fast recovery.

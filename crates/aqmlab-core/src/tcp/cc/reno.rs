@@ -24,6 +24,7 @@ pub const INFO: CcInfo = CcInfo {
     summary: "Reno: Tahoe plus fast recovery (halve on three duplicate ACKs, no slow start).",
     read: |f| Params::read(f, true).map(CcParams::Reno),
     ecn: EcnUse::Optional,
+    paces: false,
 };
 
 /// Reno's fast recovery.

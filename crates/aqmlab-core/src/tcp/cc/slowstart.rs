@@ -31,6 +31,7 @@ pub const INFO: CcInfo = CcInfo {
     summary: "4.3BSD slow start and congestion avoidance, timeout recovery only (Mankin's testbed).",
     read: |f| Params::read(f, false).map(CcParams::SlowStart),
     ecn: EcnUse::Optional,
+    paces: false,
 };
 
 /// Parameters of the slow-start family (slowstart, tahoe, reno, newreno).

@@ -25,6 +25,7 @@ pub const INFO: CcInfo = CcInfo {
     summary: "Tahoe: slow start, congestion avoidance, fast retransmit then slow start (the FQ paper's JK).",
     read: |f| Params::read(f, true).map(CcParams::Tahoe),
     ecn: EcnUse::Optional,
+    paces: false,
 };
 
 /// Tahoe's reaction to the threshold-th duplicate ACK.

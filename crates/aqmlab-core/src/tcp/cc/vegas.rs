@@ -40,6 +40,7 @@ pub const INFO: CcInfo = CcInfo {
     summary: "Vegas (Brakmo & Peterson): keep alpha..beta packets queued, judged from round-trip times.",
     read: |f| Params::read(f).map(CcParams::Vegas),
     ecn: EcnUse::Unsupported,
+    paces: false,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
