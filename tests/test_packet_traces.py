@@ -131,6 +131,38 @@ def test_ecn_bits_show_the_gateways_marks(traced):
     assert all(dpkt.in_cksum(bytes(ip)[:20]) == 0 for _, _, ip in records)  # valid header checksums
 
 
+def test_sack_blocks_are_the_acks_sack_option_and_name_data_held_above_the_ack(tmp_path):
+    # A SACK flow overflowing a small buffer: its duplicate ACKs carry the SACK option (RFC
+    # 2018, kind 5), each block above the cumulative ACK and made of whole segments that
+    # crossed the bottleneck.
+    text = SCENARIO.replace('cc = "decbit"', 'cc = "newreno"\nsack = true').replace(
+        'queue = { discipline = "red", limit = 60, min_th = 5, max_th = 20, ecn = true }',
+        'queue = { discipline = "droptail", limit = 8 }',
+    )
+    aqmlab.run(aqmlab.loads(text, "sack.toml"), traces_dir=tmp_path)
+    delivered = defaultdict(set)
+    for _, _, ip in read_pcap(tmp_path / "bottleneck.pcap"):
+        if ip.p == 6:
+            delivered[ip.data.sport].add(ip.data.seq)
+    with_blocks = 0
+    for _, _, ip in read_pcap(tmp_path / "r2-r1.pcap"):
+        tcp = ip.data
+        options = dict(dpkt.tcp.parse_opts(tcp.opts))
+        if dpkt.tcp.TCP_OPT_SACK not in options:
+            continue
+        with_blocks += 1
+        raw = options[dpkt.tcp.TCP_OPT_SACK]
+        blocks = [
+            (int.from_bytes(raw[i : i + 4], "big"), int.from_bytes(raw[i + 4 : i + 8], "big"))
+            for i in range(0, len(raw), 8)
+        ]
+        assert 1 <= len(blocks) <= 3
+        for left, right in blocks:
+            assert tcp.ack < left < right and (right - left) % 1000 == 0
+            assert all(seq in delivered[tcp.dport] for seq in range(left, right, 1000))
+    assert with_blocks > 0
+
+
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
 def test_tshark_reads_the_capture(traced):
     _, results, directory = traced

@@ -62,6 +62,27 @@ pub struct Packet {
     pub enq_at: u64,
     /// Queueing delay accumulated over the hops so far (ns).
     pub qdelay: u64,
+    /// On an ACK of a SACK flow: the SACK option (RFC 2018), empty blocks last.
+    pub sack: SackBlocks,
+}
+
+/// Up to three SACK blocks (RFC 2018: three fit beside the timestamp option), each a byte
+/// range given by its offsets from the ACK's cumulative acknowledgement, so that a block costs
+/// 8 bytes rather than 16. An empty block (`start == end`) ends the list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks(pub [(u32, u32); 3]);
+
+impl SackBlocks {
+    pub const NONE: SackBlocks = SackBlocks([(0, 0); 3]);
+
+    /// The blocks as absolute byte ranges [start, end), given the ACK's cumulative `ack`.
+    pub fn ranges(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.0.iter().take_while(|b| b.1 > b.0).map(move |&(s, e)| (ack + s as u64, ack + e as u64))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0[0].1 <= self.0[0].0
+    }
 }
 
 impl Packet {
@@ -81,6 +102,7 @@ impl Packet {
             echo: 0,
             enq_at: 0,
             qdelay: 0,
+            sack: SackBlocks::NONE,
         }
     }
 

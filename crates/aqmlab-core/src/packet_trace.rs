@@ -13,7 +13,9 @@
 //! - TCP (RFC 9293): source port 10000 + flow index (modulo 55536), destination port 5001;
 //!   the data's sequence number is its first byte, an ACK's acknowledgement number the next
 //!   byte expected (both modulo 2^32, as on the wire); ACKs carry ACK (and ECE when echoing
-//!   CE), data carries PSH. The checksum is left 0: there is no payload to sum.
+//!   CE), data carries PSH. The checksum is left 0: there is no payload to sum. An ACK of a
+//!   SACK flow carries its blocks as the SACK option (RFC 2018: kind 5, after two NOPs); the
+//!   headers then exceed a 40-byte `ack_size`, and the record's original length is the larger.
 //! - UDP (RFC 768) for datagram flows, with the same ports and a zero (absent) checksum.
 //!
 //! The event log has one line per event at a traced link: a packet joining the queue
@@ -57,7 +59,9 @@ pub fn flow_port(f: u32) -> u16 {
 
 /// The packet's headers as they would be on the wire: IPv4, then TCP or UDP.
 pub fn headers(p: &Packet, tcp: bool) -> Vec<u8> {
-    let l4_len = if tcp { 20 } else { 8 };
+    let sack: Vec<(u64, u64)> = if tcp { p.sack.ranges(p.ack).collect() } else { vec![] };
+    let options_len = if sack.is_empty() { 0 } else { 4 + 8 * sack.len() };
+    let l4_len = if tcp { 20 + options_len } else { 8 };
     let header_len = 20 + l4_len;
     let total = (p.size as usize).max(header_len).min(u16::MAX as usize) as u16;
     let ecn = if p.flags & flags::CE != 0 {
@@ -94,10 +98,17 @@ pub fn headers(p: &Packet, tcp: bool) -> Vec<u8> {
         };
         h.extend_from_slice(&seq.to_be_bytes());
         h.extend_from_slice(&ack.to_be_bytes());
-        h.push(5 << 4); // data offset: 5 words
+        h.push(((20 + options_len) / 4) as u8 * 16); // data offset, in 32-bit words
         h.push(tcp_flags);
         h.extend_from_slice(&u16::MAX.to_be_bytes()); // window
         h.extend_from_slice(&[0, 0, 0, 0]); // checksum (no payload to sum), urgent pointer
+        if !sack.is_empty() {
+            h.extend_from_slice(&[1, 1, 5, (2 + 8 * sack.len()) as u8]); // NOP, NOP, SACK, length
+            for (start, end) in sack {
+                h.extend_from_slice(&(start as u32).to_be_bytes());
+                h.extend_from_slice(&(end as u32).to_be_bytes());
+            }
+        }
     } else {
         h.extend_from_slice(&(total - 20).to_be_bytes());
         h.extend_from_slice(&[0, 0]);

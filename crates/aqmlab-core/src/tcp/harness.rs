@@ -48,6 +48,8 @@ pub struct Bench {
     pub timeouts: Vec<u64>,
     pub goodput: u64,
     pub rtts: Vec<u64>,
+    /// (time, cumulative ACK) of each ACK reaching the sender.
+    pub acks: Vec<(u64, u64)>,
     pub app_delays: Vec<u64>,
     pub completed: Option<u64>,
     heap: BinaryHeap<Reverse<(u64, u64)>>,
@@ -81,6 +83,7 @@ impl Bench {
             timeouts: vec![],
             goodput: 0,
             rtts: vec![],
+            acks: vec![],
             app_delays: vec![],
             completed: None,
             heap: BinaryHeap::new(),
@@ -163,6 +166,7 @@ impl Bench {
                     self.flush(false);
                 }
                 Ev::ToSender(p) => {
+                    self.acks.push((t, p.ack));
                     self.sender.on_packet(t, &p, &mut self.out);
                     self.flush(true);
                 }

@@ -64,6 +64,9 @@ pub struct Common {
     pub ecn: bool,
     /// Pace data packets (`pacing = true`; BBR always paces).
     pub pacing: bool,
+    /// SACK (`sack = true`): the receiver reports SACK blocks (RFC 2018) and the sender
+    /// recovers from losses by RFC 6675 instead of its control's fast recovery.
+    pub sack: bool,
 }
 
 /// How congestion marks travel back from the receiver to the sender.
@@ -170,6 +173,23 @@ impl Common {
             "pace data packets at cwnd x packet size / srtt, times 2 in slow start and 1.2 after (Linux's rule), \
              instead of sending on each ACK (bbr paces at its own rate whatever this says)",
         )?;
+        let sack: bool = f.or(
+            "sack",
+            false,
+            "selective acknowledgements: the receiver reports up to 3 SACK blocks (RFC 2018) and the sender \
+             repairs losses by RFC 6675's scoreboard, several per round trip (reno, newreno, cubic, dctcp)",
+        )?;
+        if sack && !info.sack {
+            let allowed: Vec<&str> = cc::REGISTRY.iter().filter(|c| c.sack).map(|c| c.name).collect();
+            return Err(f.error(
+                "sack",
+                format!(
+                    "cc '{}' has no fast recovery for SACK to replace; sack = true is allowed with: {}",
+                    info.name,
+                    allowed.join(", ")
+                ),
+            ));
+        }
         // The cc's own keys are in this table too; in catalogue mode they are listed under the
         // congestion controls, not here.
         let cc = if f.is_catalogue() {
@@ -188,6 +208,7 @@ impl Common {
             delayed_ack_timeout_ns: delack.0,
             ecn,
             pacing,
+            sack,
         })
     }
 
@@ -268,6 +289,9 @@ mod tests {
         let e = read("cc = \"decbit\"\necn = true").unwrap_err();
         assert!(e.message.contains("always ECN-capable"), "{e}");
         assert!(read("cc = \"vegas\"\nalpha = 2\nbeta = 4").is_ok());
+        let e = read("cc = \"tahoe\"\nsack = true").unwrap_err();
+        assert!(e.message.contains("sack = true is allowed with: reno, newreno, cubic, dctcp"), "{e}");
+        assert!(read("cc = \"cubic\"\nsack = true").unwrap().common.sack);
         assert!(read("packet_size = 40\nheader = 40").is_err());
     }
 }

@@ -15,6 +15,11 @@
 //! (a CWR packet that is itself CE keeps it set); DCTCP's (RFC 8257 section 3.2) echoes CE
 //! packet by packet: ECE is the CE state of the last data packet, and a delayed ACK pending
 //! when the state changes is sent at once with the old state, so no ACK mixes both.
+//! With SACK (`sack = true`, RFC 2018) every ACK sent while out-of-order data is held carries
+//! up to three SACK blocks: the first is the block holding the segment that caused the ACK
+//! (unless that segment advanced the cumulative ACK), then the blocks of the most recently
+//! reported segments that are not already included, most recent first (RFC 2018 section 4).
+//! Deviation: no D-SACK (RFC 2883) for duplicate segments.
 //! For Telnet, each keystroke's delay (its generation time rides in the data packet's `echo`)
 //! is reported when it is delivered.
 
@@ -22,7 +27,70 @@ use std::collections::VecDeque;
 
 use super::{timer, Common, Feedback};
 use crate::app::{Agent, FlowIds, Outbox, TimerReq};
-use crate::packet::{flags, Packet, PacketKind};
+use crate::packet::{flags, Packet, PacketKind, SackBlocks};
+
+/// The receiver's SACK state (RFC 2018): the out-of-order data as merged byte ranges, and the
+/// segments most recently reported, which say which ranges the next ACK repeats.
+#[derive(Debug, Default)]
+struct SackState {
+    /// Disjoint, non-adjacent [start, end) ranges above `rcv_nxt`, sorted.
+    ranges: Vec<(u64, u64)>,
+    /// Starts of the segments behind the latest first blocks, most recent first.
+    recent: VecDeque<u64>,
+}
+
+/// How many recent segments are remembered: enough to fill three blocks when some of them
+/// have since merged into one block.
+const SACK_RECENT: usize = 8;
+
+impl SackState {
+    /// Data [start, end) arrived out of order.
+    fn insert(&mut self, start: u64, end: u64) {
+        let i = self.ranges.partition_point(|r| r.1 < start);
+        let mut j = i;
+        let (mut s, mut e) = (start, end);
+        while j < self.ranges.len() && self.ranges[j].0 <= end {
+            s = s.min(self.ranges[j].0);
+            e = e.max(self.ranges[j].1);
+            j += 1;
+        }
+        self.ranges.splice(i..j, std::iter::once((s, e)));
+        self.recent.retain(|&r| r != start);
+        self.recent.push_front(start);
+        self.recent.truncate(SACK_RECENT);
+    }
+
+    /// Everything below `rcv_nxt` has been delivered.
+    fn advance(&mut self, rcv_nxt: u64) {
+        let below = self.ranges.partition_point(|r| r.1 <= rcv_nxt);
+        self.ranges.drain(..below);
+        self.recent.retain(|&r| r >= rcv_nxt);
+    }
+
+    /// The range holding byte `seq`, if any.
+    fn block_of(&self, seq: u64) -> Option<(u64, u64)> {
+        let i = self.ranges.partition_point(|r| r.1 <= seq);
+        self.ranges.get(i).copied().filter(|r| r.0 <= seq)
+    }
+
+    /// The SACK option of an ACK of `rcv_nxt`.
+    fn blocks(&self, rcv_nxt: u64) -> SackBlocks {
+        let mut out = SackBlocks::NONE;
+        let mut n = 0;
+        for &seq in &self.recent {
+            if n == out.0.len() {
+                break;
+            }
+            let Some((s, e)) = self.block_of(seq) else { continue };
+            let block = ((s - rcv_nxt) as u32, (e - rcv_nxt) as u32);
+            if !out.0[..n].contains(&block) {
+                out.0[n] = block;
+                n += 1;
+            }
+        }
+        out
+    }
+}
 
 /// What an ACK echoes about the data packet that caused it.
 #[derive(Clone, Copy, Debug)]
@@ -55,6 +123,8 @@ pub struct Receiver {
     ece_latched: bool,
     /// RFC 8257: the CE state of the last data packet.
     ce_state: bool,
+    /// SACK flows only (boxed: most flows do not use it).
+    sack: Option<Box<SackState>>,
 }
 
 impl Receiver {
@@ -75,6 +145,7 @@ impl Receiver {
             feedback: c.feedback(),
             ece_latched: false,
             ce_state: false,
+            sack: c.sack.then(Box::default),
         }
     }
 
@@ -113,6 +184,7 @@ impl Receiver {
             ack: self.rcv_nxt,
             echo: e.sent_at,
             flags: fl,
+            sack: self.sack.as_ref().map_or(SackBlocks::NONE, |s| s.blocks(self.rcv_nxt)),
             ..Packet::data(self.ids.flow, self.ids.dst, self.ids.src, self.ack_size)
         });
         self.pending = 0;
@@ -147,6 +219,9 @@ impl Agent for Receiver {
             if let Err(i) = self.ooo.binary_search_by_key(&seq, |&(s, _, _)| s) {
                 self.ooo.insert(i, (seq, end, pkt.echo));
             }
+            if let Some(sack) = &mut self.sack {
+                sack.insert(seq, end);
+            }
             self.ack_now(Some(echo), ce, out); // out of order: a duplicate ACK
         } else {
             self.deliver(now, self.rcv_nxt, end, pkt.echo, out);
@@ -160,6 +235,9 @@ impl Agent for Receiver {
                     self.deliver(now, self.rcv_nxt, e, ts, out);
                 }
                 filled = true;
+            }
+            if let Some(sack) = &mut self.sack {
+                sack.advance(self.rcv_nxt);
             }
             if self.pending_echo.is_none() {
                 self.pending_echo = Some(echo);
@@ -308,5 +386,35 @@ mod tests {
             seg(&mut d, 1, 2, flags::ECT, &mut out)[0].has(flags::ECE),
             "a delayed ACK carries the bit of any packet it covers"
         );
+    }
+
+    /// The SACK blocks of an ACK, in segments from 0: (start, end) absolute.
+    fn blocks(a: &Packet) -> Vec<(u64, u64)> {
+        a.sack.ranges(a.ack).map(|(s, e)| (s / SEG, e / SEG)).collect()
+    }
+
+    #[test]
+    fn sack_blocks_put_the_newest_first_and_repeat_the_recent_ones() {
+        // RFC 2018 section 4: the first block holds the segment that caused the ACK; the next
+        // ones repeat the most recently reported blocks not already included; at most three.
+        let mut r = rx("cc = \"reno\"\nsack = true");
+        let mut out = Outbox::default();
+        assert!(seg(&mut r, 0, 1, 0, &mut out)[0].sack.is_empty(), "in order: no blocks");
+        let a = seg(&mut r, 2, 1, 0, &mut out);
+        assert_eq!((a[0].ack / SEG, blocks(&a[0])), (1, vec![(2, 3)]));
+        assert_eq!(blocks(&seg(&mut r, 3, 1, 0, &mut out)[0]), [(2, 4)], "adjacent data joins its block");
+        assert_eq!(blocks(&seg(&mut r, 5, 1, 0, &mut out)[0]), [(5, 6), (2, 4)]);
+        assert_eq!(blocks(&seg(&mut r, 7, 1, 0, &mut out)[0]), [(7, 8), (5, 6), (2, 4)]);
+        assert_eq!(blocks(&seg(&mut r, 9, 1, 0, &mut out)[0]), [(9, 10), (7, 8), (5, 6)], "three at most");
+        assert_eq!(blocks(&seg(&mut r, 10, 1, 0, &mut out)[0]), [(9, 11), (7, 8), (5, 6)]);
+        // Filling the hole at 4 joins [2, 4) and [5, 6): that block comes first.
+        assert_eq!(blocks(&seg(&mut r, 4, 1, 0, &mut out)[0]), [(2, 6), (9, 11), (7, 8)]);
+        // Filling the hole at 1 delivers up to 6; the blocks left are repeated, newest first.
+        let a = seg(&mut r, 1, 1, 0, &mut out);
+        assert_eq!((a[0].ack / SEG, blocks(&a[0])), (6, vec![(9, 11), (7, 8)]));
+        // Without sack = true an ACK carries none.
+        let mut plain = rx("cc = \"reno\"");
+        seg(&mut plain, 0, 1, 0, &mut out);
+        assert!(seg(&mut plain, 2, 1, 0, &mut out)[0].sack.is_empty());
     }
 }

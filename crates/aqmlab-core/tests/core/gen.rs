@@ -39,6 +39,8 @@ pub const CONGESTION_CONTROLS: &[&str] =
     &["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "dctcp", "bbr", "vegas", "decbit"];
 /// The congestion controls that take `ecn = true` (RFC 3168).
 pub const ECN_OPTIONAL: &[&str] = &["slowstart", "tahoe", "reno", "newreno", "cubic"];
+/// The congestion controls that take `sack = true` (RFC 6675).
+pub const SACK_CAPABLE: &[&str] = &["reno", "newreno", "cubic", "dctcp"];
 
 /// What a generated scenario is made of, for checks that depend on it.
 #[derive(Clone, Debug, Default)]
@@ -438,6 +440,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                 }
                 if ECN_OPTIONAL.contains(&cc) && rng.chance(0.4) {
                     let _ = writeln!(t, "ecn = true");
+                }
+                if SACK_CAPABLE.contains(&cc) && rng.chance(0.4) {
+                    let _ = writeln!(t, "sack = true");
                 }
                 if kind == "tcp" {
                     let _ = writeln!(t, "packet_size = {}", int(&mut rng, 100, 1500));

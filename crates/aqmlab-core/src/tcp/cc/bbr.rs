@@ -44,6 +44,7 @@ pub const INFO: CcInfo = CcInfo {
     read: |f| Params::read(f).map(CcParams::Bbr),
     ecn: EcnUse::Unsupported,
     paces: true,
+    sack: false,
 };
 
 /// STARTUP's pacing and cwnd gain, 2/ln 2: the smallest that doubles the delivery rate each

@@ -51,6 +51,7 @@ pub const INFO: CcInfo = CcInfo {
     read: |f| Params::read(f).map(CcParams::Cubic),
     ecn: EcnUse::Optional,
     paces: false,
+    sack: true,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -262,7 +263,7 @@ impl CongestionControl for Cubic {
     }
 
     fn on_timeout(&mut self, t: &TimeoutInfo) {
-        let (cwnd, reduced) = (self.lb.w.cwnd, self.lb.in_recovery());
+        let (cwnd, reduced) = (self.lb.w.cwnd, self.lb.in_recovery() || t.in_sack_recovery);
         let ssthresh = self.lb.w.ssthresh;
         self.lb.on_timeout(t);
         if reduced {

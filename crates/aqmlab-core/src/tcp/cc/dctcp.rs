@@ -36,6 +36,7 @@ pub const INFO: CcInfo = CcInfo {
     read: |f| Params::read(f).map(CcParams::Dctcp),
     ecn: EcnUse::Own(Feedback::PerPacket),
     paces: false,
+    sack: true,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -159,6 +160,13 @@ impl CongestionControl for Dctcp {
     }
     fn in_recovery(&self) -> bool {
         self.lb.in_recovery()
+    }
+    fn on_loss(&mut self, a: &AckInfo) {
+        // RFC 8257 section 3.3: a loss is answered as by standard TCP (halving).
+        self.lb.on_ece(a)
+    }
+    fn on_ack_in_recovery(&mut self, a: &AckInfo) {
+        self.observe(a);
     }
     fn on_ece(&mut self, _a: &AckInfo) {
         let w = reduced_window(self.lb.w.cwnd, self.alpha);

@@ -30,6 +30,7 @@ pub const INFO: CcInfo = CcInfo {
     read: |f| Params::read(f).map(CcParams::Decbit),
     ecn: EcnUse::Own(Feedback::CopyBit),
     paces: false,
+    sack: false,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

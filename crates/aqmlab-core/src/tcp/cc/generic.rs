@@ -26,6 +26,7 @@ pub const INFO: CcInfo = CcInfo {
     read: |f| Params::read(f).map(CcParams::Generic),
     ecn: EcnUse::Unsupported,
     paces: false,
+    sack: false,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -84,6 +84,8 @@ pub struct TimeoutInfo {
     pub flight: u32,
     pub snd_nxt: u64,
     pub snd_max: u64,
+    /// The sender's SACK loss recovery was under way (the window was reduced for this loss).
+    pub in_sack_recovery: bool,
 }
 
 /// The controller's answer: what to (re)send beyond what the window allows anyway.
@@ -129,6 +131,16 @@ pub trait CongestionControl {
     /// Reduce the window for an ECN echo, without retransmitting. The sender calls it at most
     /// once per round trip, never during loss recovery, and only with ECN feedback on.
     fn on_ece(&mut self, _a: &AckInfo) {}
+    /// SACK loss recovery (RFC 6675), which the sender runs itself, found a loss: reduce the
+    /// window as for one (ssthresh and cwnd to the reduced window, RFC 6675 step 4.2). Until
+    /// the recovery ends the sender reports ACKs with [`on_ack_in_recovery`](Self::on_ack_in_recovery)
+    /// instead of [`on_ack`](Self::on_ack): the window does not grow during recovery. By
+    /// default the reduction is the ECN one (RFC 3168: the same as for a loss).
+    fn on_loss(&mut self, a: &AckInfo) {
+        self.on_ece(a)
+    }
+    /// An ACK of new data during SACK loss recovery (the window is left alone).
+    fn on_ack_in_recovery(&mut self, _a: &AckInfo) {}
     /// Quantities of its own worth tracing, beside the window and threshold.
     fn gauges(&self, _out: &mut Vec<(&'static str, f64)>) {}
     /// The rate the sender paces at, bit/s, for a control that sets one (BBR).
@@ -147,6 +159,8 @@ pub struct CcInfo {
     pub ecn: EcnUse,
     /// It paces its sender itself (BBR), whatever `pacing` says.
     pub paces: bool,
+    /// Its fast recovery may be replaced by SACK loss recovery (`sack = true`, RFC 6675).
+    pub sack: bool,
 }
 
 /// Declares every congestion control once, as [`crate::qdisc`] does disciplines: those under

@@ -25,6 +25,7 @@ pub const INFO: CcInfo = CcInfo {
     read: |f| Params::read(f, true).map(CcParams::NewReno),
     ecn: EcnUse::Optional,
     paces: false,
+    sack: true,
 };
 
 /// NewReno's fast recovery.

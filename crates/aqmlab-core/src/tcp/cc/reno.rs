@@ -25,6 +25,7 @@ pub const INFO: CcInfo = CcInfo {
     read: |f| Params::read(f, true).map(CcParams::Reno),
     ecn: EcnUse::Optional,
     paces: false,
+    sack: true,
 };
 
 /// Reno's fast recovery.

@@ -32,6 +32,7 @@ pub const INFO: CcInfo = CcInfo {
     read: |f| Params::read(f, false).map(CcParams::SlowStart),
     ecn: EcnUse::Optional,
     paces: false,
+    sack: false,
 };
 
 /// Parameters of the slow-start family (slowstart, tahoe, reno, newreno).

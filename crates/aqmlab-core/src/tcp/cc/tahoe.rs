@@ -26,6 +26,7 @@ pub const INFO: CcInfo = CcInfo {
     read: |f| Params::read(f, true).map(CcParams::Tahoe),
     ecn: EcnUse::Optional,
     paces: false,
+    sack: false,
 };
 
 /// Tahoe's reaction to the threshold-th duplicate ACK.

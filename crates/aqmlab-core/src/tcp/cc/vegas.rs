@@ -41,6 +41,7 @@ pub const INFO: CcInfo = CcInfo {
     read: |f| Params::read(f).map(CcParams::Vegas),
     ecn: EcnUse::Unsupported,
     paces: false,
+    sack: false,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
