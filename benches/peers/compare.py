@@ -62,6 +62,8 @@ TCP_DEFAULTS = {"initial_cwnd": 1, "min_rto": "200ms", "dupack_threshold": 3, "d
 # bytes on the wire: 20 TCP, 20 IPv4, 2 PPP), so they are accepted and not modelled.
 TCP_KEYS = {
     "ecn",
+    "sack",
+    "hystart",
     "name",
     "count",
     "src",
@@ -170,6 +172,15 @@ AQM_QUEUES: list[tuple[str, dict]] = [
 STEP_K = 20
 TCP_CASES: list[tuple[str, list[tuple[str, object]]]] = [
     ("cubic droptail", [("flow.tcp{i}.cc", "cubic")]),
+    # SACK on both sides: RFC 6675 in aqmlab, ns-3's SACK scoreboard (TcpTxBuffer) with
+    # classic recovery; still no timestamps on either side.
+    ("cubic+sack droptail", [("flow.tcp{i}.cc", "cubic"), ("flow.tcp{i}.sack", True)]),
+    # With a slow start that leaves early: HyStart++ (RFC 9406) in aqmlab, ns-3's HyStart (Ha
+    # and Rhee 2008: ACK trains and delay increase), not the same algorithm.
+    (
+        "cubic+sack+hystart droptail",
+        [("flow.tcp{i}.cc", "cubic"), ("flow.tcp{i}.sack", True), ("flow.tcp{i}.hystart", True)],
+    ),
     ("bbr droptail", [("flow.tcp{i}.cc", "bbr")]),
     (
         "dctcp step-K",
@@ -395,6 +406,17 @@ def ns3_args(
         args.append(f"--tcpType={NS3_TCP[cc]}")
         if any(f.get("ecn") for f in tcp):
             args.append("--ecn=true")
+        sack = {bool(f.get("sack", False)) for f in tcp}
+        if len(sack) > 1:
+            raise fail("tcp flows must all use SACK or none")
+        if sack.pop():
+            args.append("--ns3::TcpSocketBase::Sack=true")
+        if cc == "cubic":
+            # ns-3's TcpCubic runs HyStart unless told not to; aqmlab's cubic only with hystart.
+            hystart = {bool(f.get("hystart", False)) for f in tcp}
+            if len(hystart) > 1:
+                raise fail("cubic flows must all use hystart or none")
+            args.append(f"--ns3::TcpCubic::HyStart={str(hystart.pop()).lower()}")
     if per_flow:
         args.append("--perFlow=true")
     if tcp:
