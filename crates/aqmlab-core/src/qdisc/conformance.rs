@@ -300,8 +300,8 @@ pub fn hammer<Q: QueueDisc>(make: impl Fn(&LinkInfo) -> Q, seed: u64) -> (usize,
 #[cfg(test)]
 mod tests {
     use super::super::{
-        ared, blue, cobalt, codel, decbit, droptail, drr, dualpi2, early_random_drop, fq, fq_bit, fq_codel, fq_pie,
-        fred, pie, random_drop, sfb, sfq,
+        ared, blue, cake, cobalt, codel, decbit, droptail, drr, dualpi2, early_random_drop, fq, fq_bit, fq_codel,
+        fq_pie, fred, pie, random_drop, sfb, sfq,
     };
     use super::*;
     use crate::conf::{Bytes, Duration, Prob};
@@ -517,6 +517,17 @@ mod tests {
                     },
                     l,
                 )
+            });
+        }
+    }
+
+    #[test]
+    fn cake_keeps_the_contract() {
+        // A short rtt, so that the hammer's overload phases reach COBALT's signals, and every
+        // isolation mode (the limit given in packets or bytes is the byte buffer's cap).
+        for isolation in [cake::Isolation::TripleIsolate, cake::Isolation::Flows, cake::Isolation::Flowblind] {
+            every_run(|limit, l| {
+                cake::Cake::new(&cake::Params { isolation, rtt: Duration(2_000_000), limit, memlimit: None }, l)
             });
         }
     }
@@ -885,6 +896,7 @@ pub mod fuzz {
         fuzz_sfb => "sfb",
         fuzz_fred => "fred",
         fuzz_cobalt => "cobalt",
+        fuzz_cake => "cake",
         fuzz_dualpi2 => "dualpi2",
         fuzz_fq_codel => "fq_codel",
         fuzz_pie => "pie",

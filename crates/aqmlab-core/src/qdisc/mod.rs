@@ -361,6 +361,7 @@ disciplines! {
         Sfb(sfb::Sfb),
         Fred(fred::Fred),
         Cobalt(cobalt::Cobalt),
+        Cake(cake::Cake),
         DualPi2(dualpi2::DualPi2),
         FqCodel(fq_codel::FqCodel),
         Pie(pie::Pie),
@@ -424,8 +425,20 @@ pub mod harness {
         /// Offer a packet with `flags` set (`flags::ECT` for an ECN-capable one).
         #[track_caller]
         pub fn offer_flags(&mut self, flow: u32, size: u32, flags: u8) -> Verdict {
-            let seq = self.pkts.capacity() as u64;
-            let id = self.pkts.alloc(Packet { seq, flags, ..Packet::data(flow, flow, 1000, size) });
+            self.offer_packet(Packet { flags, ..Packet::data(flow, flow, 1000, size) })
+        }
+
+        /// Offer a packet of `flow` from host `src` to host `dst`.
+        #[track_caller]
+        pub fn offer_between(&mut self, flow: u32, src: u32, dst: u32, size: u32) -> Verdict {
+            self.offer_packet(Packet::data(flow, src, dst, size))
+        }
+
+        /// Offer `packet` (its `seq` is set to a serial number).
+        #[track_caller]
+        pub fn offer_packet(&mut self, packet: Packet) -> Verdict {
+            let (flow, seq) = (packet.flow, self.pkts.capacity() as u64);
+            let id = self.pkts.alloc(Packet { seq, ..packet });
             let before = self.q.len();
             let mut cx = QdiscCtx {
                 now: self.now,

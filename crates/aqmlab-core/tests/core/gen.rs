@@ -28,6 +28,7 @@ pub const DISCIPLINES: &[&str] = &[
     "sfb",
     "fred",
     "cobalt",
+    "cake",
     "dualpi2",
     "fq_codel",
     "pie",
@@ -268,6 +269,14 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
                 0.0001 + rng.uniform() * 0.2,
                 int(rng, 0, 4)
             );
+        }
+        "cake" => {
+            let modes =
+                ["flowblind", "srchost", "dsthost", "hosts", "flows", "dual-srchost", "dual-dsthost", "triple-isolate"];
+            let _ = write!(q, ", isolation = \"{}\", rtt = \"{}ms\"", pick(rng, &modes), int(rng, 1, 300));
+            if rng.chance(0.3) {
+                let _ = write!(q, ", memlimit = {}", int(rng, 1600, 40_000));
+            }
         }
         "cobalt" => {
             let _ = write!(
