@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO_ROOT / "scenarios" / "examples" / "udp-dumbbell.toml"
+
+
+def popen_with_ctrl_c(*args: Any, **kwargs: Any) -> subprocess.Popen[str]:
+    """subprocess.Popen, the child taking Ctrl-C by default. A test run started in the
+    background (``make test &``) has SIGINT ignored, a child inherits an ignored signal, and
+    Python then installs no handler for it; a handled one is reset to the default at exec, so
+    the parent handles it for the moment of the start."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(*args, **kwargs)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def run_cli(*args: object, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess[str]:

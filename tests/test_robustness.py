@@ -18,7 +18,7 @@ import pytest
 import aqmlab
 from aqmlab import SimulationError, _core
 from aqmlab.cli import main
-from support import REPO_ROOT
+from support import REPO_ROOT, popen_with_ctrl_c
 
 DUMBBELL = REPO_ROOT / "scenarios" / "examples" / "dumbbell.toml"
 
@@ -48,7 +48,7 @@ def test_ctrl_c_stops_a_long_run_promptly_with_one_line_and_writes_nothing(tmp_p
     out = tmp_path / "results.json"
     # Three years of simulated time: far longer than the test waits, and 1% of it (what older
     # versions ran between two looks at Ctrl-C) is minutes of work.
-    proc = subprocess.Popen(
+    proc = popen_with_ctrl_c(
         [
             sys.executable,
             "-m",

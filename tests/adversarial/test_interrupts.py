@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from support import REPO_ROOT
+from support import REPO_ROOT, popen_with_ctrl_c
 
 # Bit-by-bit round robin over 3000 backlogged flows: once the queue has filled, events cost
 # several microseconds each (about 150 000 events/s here), so 10^6 events, what the core once
@@ -41,7 +41,7 @@ def test_ctrl_c_acts_within_a_fraction_of_a_second_on_slow_events(tmp_path: Path
     scenario = tmp_path / "slow.toml"
     scenario.write_text(SLOW_EVENTS)
     out = tmp_path / "out.json"
-    proc = subprocess.Popen(
+    proc = popen_with_ctrl_c(
         [sys.executable, "-m", "aqmlab", "run", str(scenario), "--out", str(out)],
         cwd=REPO_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
