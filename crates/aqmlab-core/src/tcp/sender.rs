@@ -1049,6 +1049,7 @@ mod tests {
             let sd = (ratios.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
             let half_width = 2.093 * sd / n.sqrt(); // t(0.975, 19)
             let [to_newreno, to_sack] = timeouts;
+            eprintln!("p = {p}: timeouts SACK {to_sack}, NewReno {to_newreno}; goodput {mean:.3} +- {half_width:.3}");
             assert!(to_sack < to_newreno, "p = {p}: timeouts SACK {to_sack}, NewReno {to_newreno}");
             assert!(mean + half_width >= 1.0, "p = {p}: SACK / NewReno goodput {mean:.3} +- {half_width:.3}");
         }
