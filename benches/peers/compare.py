@@ -164,6 +164,10 @@ AQM_QUEUES: list[tuple[str, dict]] = [
         },
     ),
     ("cobalt", {"discipline": "cobalt", "limit": AQM_LIMIT, "target": "5ms", "interval": "100ms"}),
+    # CAKE has no ns-3 counterpart; FqCobaltQueueDisc with its set-associative hash is its
+    # flow-queueing core (flows isolation, no host fairness). The buffer is the same bytes:
+    # AQM_LIMIT packets of the scenario's 1000 bytes.
+    ("cake (ns-3: FqCobalt)", {"discipline": "cake", "isolation": "flows", "memlimit": AQM_LIMIT * 1000}),
     ("ared", {"discipline": "ared", "limit": AQM_LIMIT}),
 ]
 
@@ -283,7 +287,40 @@ _PIE = {
     "derandomize": "UseDerandomization",
 }
 _FQ = {"flows": "Flows", "drop_batch": "DropBatchSize"}
+
+
+def _cake_as_fq_cobalt(q: dict, fail) -> list[str]:
+    """ns-3's FqCobaltQueueDisc set up as CAKE's flow-queueing core: 1024 queues 8-way
+    set-associative, COBALT per queue with CAKE's target, interval and quantum for the link's
+    rate (sch_cake's cake_set_rate: quantum rate / 4096 B/s in [300, 1514]), ECN on, no BLUE
+    threshold (CAKE has none)."""
+    if q.get("isolation") != "flows" or set(q) - {"discipline", "isolation", "memlimit"}:
+        raise fail('cake: the ns-3 peer (FqCobalt) models isolation = "flows" and memlimit only')
+    if not isinstance(q.get("memlimit"), int) or q["memlimit"] % 1000:
+        raise fail("cake: set memlimit in bytes, a multiple of the 1000-byte packets")
+    return [
+        "--queue=fq_cobalt",
+        f"--limit={q['memlimit'] // 1000}",
+        "--ns3::FqCobaltQueueDisc::EnableSetAssociativeHash=true",
+        "--ns3::FqCobaltQueueDisc::SetWays=8",
+        "--ns3::FqCobaltQueueDisc::Flows=1024",
+        "--ns3::FqCobaltQueueDisc::Target=5ms",
+        "--ns3::FqCobaltQueueDisc::Interval=100ms",
+        "--ns3::FqCobaltQueueDisc::UseEcn=true",
+        "--ns3::FqCobaltQueueDisc::BlueThreshold=1000s",
+    ]
+
+
+def bits_per_second(text: str) -> int:
+    """'10Mbps' -> 10_000_000 (the units the scenario files here use)."""
+    m = re.fullmatch(r"([0-9.]+)\s*([kMG]?)bps", text.strip())
+    if not m:
+        raise SystemExit(f"compare: cannot read the rate {text!r}")
+    return int(float(m.group(1)) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9}[m.group(2)])
+
+
 NS3_QUEUES = {
+    "cake": _cake_as_fq_cobalt,
     "codel": lambda q, fail: _attrs(q, fail, "CoDelQueueDisc", _CODEL, "codel"),
     "fq_codel": lambda q, fail: _attrs(q, fail, "FqCoDelQueueDisc", {**_CODEL, **_FQ}, "fq_codel"),
     "pie": lambda q, fail: _attrs(q, fail, "PieQueueDisc", _PIE, "pie"),
@@ -399,6 +436,9 @@ def ns3_args(
         args.append("--queue=fifo")
     elif q["discipline"] in NS3_QUEUES:
         args += NS3_QUEUES[q["discipline"]](q, fail)
+        if q["discipline"] == "cake":
+            # CAKE's quantum for the rate (cake_set_rate): rate / 4096 bytes per second, in [300, 1514].
+            args.append(f"--quantum={min(max(bits_per_second(bottleneck['rate']) // 8 >> 12, 300), 1514)}")
     else:
         raise fail(f"bottleneck discipline {q['discipline']!r} has no ns-3 counterpart here")
     if tcp:

@@ -8,7 +8,7 @@
 // uniform random time in [0, --jitter]. All links are point-to-point and duplex; every
 // device gets a FifoQueueDisc of --accessLimit packets (ns-3's default FqCoDel is never
 // installed), except the two bottleneck devices, which get --queue (fifo, red, codel,
-// fq_codel, pie, fq_pie or cobalt) with --limit packets. Device queues hold one packet, so
+// fq_codel, pie, fq_pie, cobalt or fq_cobalt) with --limit packets. Device queues hold one packet, so
 // the queue disc is where packets wait. A queue disc's other attributes come from the command
 // line as ns-3 attribute defaults (--ns3::CoDelQueueDisc::Target=5ms), set by compare.py.
 //
@@ -192,7 +192,7 @@ main(int argc, char* argv[])
     cmd.AddValue("bottleneckDelay", "r1-r2 delay", bottleneckDelay);
     cmd.AddValue("sinkRate", "r2-sink rate", sinkRate);
     cmd.AddValue("sinkDelay", "r2-sink delay", sinkDelay);
-    cmd.AddValue("queue", "bottleneck queue disc: fifo, red, codel, fq_codel, pie, fq_pie, cobalt", queue);
+    cmd.AddValue("queue", "bottleneck queue disc: fifo, red, codel, fq_codel, pie, fq_pie, cobalt, fq_cobalt", queue);
     cmd.AddValue("limit", "bottleneck queue disc limit, packets", limit);
     cmd.AddValue("accessLimit", "every other device's FIFO limit, packets", accessLimit);
     cmd.AddValue("minTh", "RED min_th, packets", minTh);
@@ -223,6 +223,7 @@ main(int argc, char* argv[])
         {"pie", "ns3::PieQueueDisc"},
         {"fq_pie", "ns3::FqPieQueueDisc"},
         {"cobalt", "ns3::CobaltQueueDisc"},
+        {"fq_cobalt", "ns3::FqCobaltQueueDisc"},
     };
     const std::map<std::string, TypeId> tcpTypes = {
         {"newreno", TcpNewReno::GetTypeId()},
@@ -230,7 +231,7 @@ main(int argc, char* argv[])
         {"dctcp", TcpDctcp::GetTypeId()},
         {"bbr", TcpBbr::GetTypeId()},
     };
-    NS_ABORT_MSG_UNLESS(queueTypes.count(queue), "--queue must be fifo, red, codel, fq_codel, pie, fq_pie or cobalt");
+    NS_ABORT_MSG_UNLESS(queueTypes.count(queue), "--queue must be fifo, red, codel, fq_codel, pie, fq_pie, cobalt or fq_cobalt");
     NS_ABORT_MSG_UNLESS(tcpTypes.count(tcpType), "--tcpType must be newreno, cubic, dctcp or bbr");
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tcpTypes.at(tcpType)));
     if (ecn || tcpType == "dctcp")
@@ -353,9 +354,13 @@ main(int argc, char* argv[])
         {
             fqp->SetQuantum(quantum);
         }
+        else if (auto fqc = DynamicCast<FqCobaltQueueDisc>(bqd.Get(k)))
+        {
+            fqc->SetQuantum(quantum);
+        }
         else
         {
-            NS_ABORT_MSG("--quantum applies to fq_codel and fq_pie only");
+            NS_ABORT_MSG("--quantum applies to fq_codel, fq_pie and fq_cobalt only");
         }
     }
 

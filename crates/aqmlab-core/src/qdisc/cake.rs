@@ -50,7 +50,7 @@ use serde::Serialize;
 
 use super::cobalt::{self, CobaltVars};
 use super::codel::StampedFifo;
-use super::flow_queues::fattest;
+use super::flow_queues::{fattest, flow_hash, reduce};
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Bytes, Duration, Fields, Limit, Result};
 use crate::packet::{flags, Packet, PacketId};
@@ -241,13 +241,6 @@ pub struct Cake {
     tags: Vec<Option<u64>>,
 }
 
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 impl Cake {
     pub fn new(p: &Params, link: &LinkInfo) -> Self {
         let t = tuning(p, link.rate_bps);
@@ -307,8 +300,8 @@ impl Cake {
     fn classify(&mut self, pkt: &Packet, cx: &mut QdiscCtx) -> usize {
         let perturbation = *self.perturbation.get_or_insert_with(|| cx.rng.below(u32::MAX as usize) as u64);
         let (a, b, c) = self.p.isolation.queue_key(pkt);
-        let key = mix(mix(mix(perturbation ^ a as u64) ^ b as u64) ^ c as u64);
-        let home = (((key >> 32) * QUEUES as u64) >> 32) as usize;
+        let key = flow_hash(a, b, c, perturbation);
+        let home = reduce(key, QUEUES as u32);
         let queues = &self.queues;
         let (idx, collided) =
             set_associative(&self.tags, |i| queues[i].set == FlowSet::None && queues[i].fifo.is_empty(), key, home);
@@ -470,18 +463,8 @@ impl QueueDisc for Cake {
                 let u = if q.cvars.p_drop > 0.0 { cx.rng.uniform() } else { 1.0 };
                 let can_mark = cx.pkts[pkt].has(flags::ECT);
                 let d = q.cvars.should_drop(&self.cobalt, cx.now, sojourn, u, can_mark);
-                let last = q.fifo.is_empty();
-                if d.blue && !last {
-                    cx.victims.push((pkt, DropReason::Blue));
+                if cobalt::apply(d, pkt, can_mark, q.fifo.is_empty(), cx) {
                     continue;
-                }
-                if d.codel {
-                    if can_mark {
-                        cx.mark(pkt, DropReason::Codel);
-                    } else if !last {
-                        cx.victims.push((pkt, DropReason::Codel));
-                        continue;
-                    }
                 }
                 chosen = Some(pkt);
                 break;
@@ -543,19 +526,13 @@ impl QueueDisc for Cake {
 
 #[cfg(test)]
 mod tests {
-    use super::super::harness::{hammer, link, Harness};
+    use super::super::harness::{hammer, link, read_table, Harness};
     use super::*;
-    use crate::conf::{parse_toml, Origin, Source};
 
     const MS: u64 = 1_000_000;
 
     fn read(text: &str) -> Result<Params> {
-        let src = Source { path: "t.toml".into() };
-        let t = parse_toml(text, &src).unwrap();
-        let mut f = Fields::new(&src, "queue", &t, Origin::Line(1));
-        let p = Params::read(&mut f)?;
-        f.finish()?;
-        Ok(p)
+        read_table(text, Params::read)
     }
 
     fn cake(text: &str, rate_bps: u64) -> Cake {

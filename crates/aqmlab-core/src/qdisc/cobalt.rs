@@ -170,6 +170,25 @@ impl CobaltVars {
     }
 }
 
+/// Carry out `d` on the dequeued packet `pkt`: BLUE drops it; CoDel marks it if `can_mark`,
+/// else drops it; but the queue's `last` packet is sent whatever the decision (as in CAKE).
+/// Returns whether it was dropped.
+pub fn apply(d: Decision, pkt: PacketId, can_mark: bool, last: bool, cx: &mut QdiscCtx) -> bool {
+    if d.blue && !last {
+        cx.victims.push((pkt, DropReason::Blue));
+        return true;
+    }
+    if d.codel {
+        if can_mark {
+            cx.mark(pkt, DropReason::Codel);
+        } else if !last {
+            cx.victims.push((pkt, DropReason::Codel));
+            return true;
+        }
+    }
+    false
+}
+
 // ---------------------------------------------------------------------------------------------
 // The discipline
 
@@ -212,19 +231,8 @@ impl QueueDisc for Cobalt {
             let u = if self.vars.p_drop > 0.0 { cx.rng.uniform() } else { 1.0 };
             let can_mark = self.p.ecn && cx.pkts[pkt].has(flags::ECT);
             let d = self.vars.should_drop(&self.p, cx.now, sojourn, u, can_mark);
-            // The last packet in the queue is sent whatever the decision (as in CAKE).
-            let last = self.fifo.is_empty();
-            if d.blue && !last {
-                cx.victims.push((pkt, DropReason::Blue));
+            if apply(d, pkt, can_mark, self.fifo.is_empty(), cx) {
                 continue;
-            }
-            if d.codel {
-                if can_mark {
-                    cx.mark(pkt, DropReason::Codel);
-                } else if !last {
-                    cx.victims.push((pkt, DropReason::Codel));
-                    continue;
-                }
             }
             return Some(pkt);
         }

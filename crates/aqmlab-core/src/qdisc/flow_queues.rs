@@ -166,8 +166,17 @@ fn mix(mut z: u64) -> u64 {
 
 /// The bucket of a packet with this identity among `buckets`, under `perturbation`.
 pub fn bucket(src: u32, dst: u32, flow: u32, perturbation: u64, buckets: u32) -> usize {
-    let h = mix(mix(mix(perturbation ^ src as u64) ^ dst as u64) ^ flow as u64);
-    (((h >> 32) * buckets as u64) >> 32) as usize
+    reduce(flow_hash(src, dst, flow, perturbation), buckets)
+}
+
+/// The 64-bit hash of a flow's identity (source, destination, flow) with a perturbation.
+pub fn flow_hash(src: u32, dst: u32, flow: u32, perturbation: u64) -> u64 {
+    mix(mix(mix(perturbation ^ src as u64) ^ dst as u64) ^ flow as u64)
+}
+
+/// A hash onto [0, n) by multiply-and-shift of its high 32 bits.
+pub fn reduce(hash: u64, n: u32) -> usize {
+    (((hash >> 32) * n as u64) >> 32) as usize
 }
 
 /// The queue to drop from on overflow: the most bytes, lowest index among equals.

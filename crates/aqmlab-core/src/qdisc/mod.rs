@@ -396,6 +396,19 @@ pub mod harness {
         pub in_service: Option<PacketId>,
     }
 
+    /// Read a queue table written as TOML text with a discipline's `read` (the tests' parameters).
+    pub fn read_table<P>(
+        text: &str,
+        read: impl FnOnce(&mut Fields) -> crate::conf::Result<P>,
+    ) -> crate::conf::Result<P> {
+        let src = crate::conf::Source { path: "t.toml".into() };
+        let t = crate::conf::parse_toml(text, &src).expect("valid TOML");
+        let mut f = Fields::new(&src, "queue", &t, crate::conf::Origin::Line(1));
+        let p = read(&mut f)?;
+        f.finish()?;
+        Ok(p)
+    }
+
     pub fn link(n_flows: usize) -> LinkInfo {
         LinkInfo { rate_bps: 1_000_000, n_flows, mean_packet_size: 1000 }
     }

@@ -1022,8 +1022,8 @@ mod tests {
         // retransmission with probability p from a stream of its own. SACK repairs several
         // losses per round trip where NewReno's impatient timer expires, so it times out less
         // often; its goodput is at least NewReno's, to within the paired 95% interval (most
-        // windows hold one loss, which both repair alike: measured ratios 1.015 +- 0.008 at 2%,
-        // 0.988 +- 0.019 at 0.3%).
+        // windows hold one loss, which both repair alike). Measured: timeouts 100 against 127
+        // at 2% and 1 against 10 at 0.3%, goodput ratios 1.015 +- 0.007 and 1.004 +- 0.016.
         for (rate, delay, p) in [(10_000_000u64, 20 * MS, 0.02), (100_000_000, 50 * MS, 0.003)] {
             let (mut ratios, mut timeouts) = (vec![], [0usize; 2]);
             for seed in 1..=20u64 {

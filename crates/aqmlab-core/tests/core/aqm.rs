@@ -125,18 +125,9 @@ queue = {queue}
     )
 }
 
-fn flow<'a>(r: &'a Results, name: &str) -> &'a aqmlab_core::results::FlowResult {
-    r.flows.iter().find(|f| f.name == name).expect("flow")
-}
-
-#[test]
-fn flow_queueing_gives_a_sparse_flow_submillisecond_delay_beside_bulk_tcp_and_a_flood() {
-    // Four bulk NewReno flows, an unresponsive flood at the line rate and a sparse flow (one
-    // 100-byte packet every 10 ms). The sparse flow's queue is empty whenever a packet of it
-    // arrives: the packet joins the new list and goes next, after at most the packet in
-    // service (0.8 ms for 1000 bytes at 10 Mbps; 0.4 ms on average) and the odd packet of
-    // another queue that has just become new.
-    let flows = r#"
+/// Four bulk NewReno flows, a flood at the line rate and a sparse flow (one 100-byte packet
+/// every 10 ms), for [`dumbbell`].
+const BULK_FLOOD_SPARSE: &str = r#"
 [[flow]]
 name = "tcp{i}"
 count = 4
@@ -163,6 +154,19 @@ kind = "cbr"
 rate = "80kbps"
 packet_size = 100
 "#;
+
+fn flow<'a>(r: &'a Results, name: &str) -> &'a aqmlab_core::results::FlowResult {
+    r.flows.iter().find(|f| f.name == name).expect("flow")
+}
+
+#[test]
+fn flow_queueing_gives_a_sparse_flow_submillisecond_delay_beside_bulk_tcp_and_a_flood() {
+    // Four bulk NewReno flows, an unresponsive flood at the line rate and a sparse flow (one
+    // 100-byte packet every 10 ms). The sparse flow's queue is empty whenever a packet of it
+    // arrives: the packet joins the new list and goes next, after at most the packet in
+    // service (0.8 ms for 1000 bytes at 10 Mbps; 0.4 ms on average) and the odd packet of
+    // another queue that has just become new.
+    let flows = BULK_FLOOD_SPARSE;
     for discipline in ["fq_codel", "fq_pie"] {
         sparse_flow_beside_bulk_tcp_and_a_flood(discipline, flows);
     }
@@ -231,33 +235,7 @@ fn cake_gives_a_sparse_flow_low_delay_and_holds_the_flood_to_its_share() {
     // The flow-queueing scenario above under CAKE (flows isolation: one queue per flow up to
     // 8-way collisions, 7 flows here): the sparse flow's packets go next as new flows, the
     // flood is held to its max-min share, the TCP flows share the rest evenly.
-    let flows = r#"
-[[flow]]
-name = "tcp{i}"
-count = 4
-src = "s{i}"
-dst = "d"
-kind = "tcp"
-cc = "newreno"
-packet_size = 1000
-max_window = 1000
-
-[[flow]]
-name = "flood"
-src = "s5"
-dst = "d"
-kind = "cbr"
-rate = "10Mbps"
-packet_size = 1000
-
-[[flow]]
-name = "sparse"
-src = "s6"
-dst = "d"
-kind = "cbr"
-rate = "80kbps"
-packet_size = 100
-"#;
+    let flows = BULK_FLOOD_SPARSE;
     let r = run(&dumbbell("{ discipline = \"cake\", isolation = \"flows\" }", flows));
     let b = link(&r, "bottleneck");
     let sparse = flow(&r, "sparse").mean_qdelay_s.unwrap();
