@@ -27,11 +27,15 @@ fn main() {
         eprintln!("error: {path}: {e}");
         std::process::exit(2);
     });
+    let t_parse = std::time::Instant::now();
     let sc = Scenario::parse(&text, &path, &overrides).unwrap_or_else(|e| {
         eprintln!("{e}");
         std::process::exit(2);
     });
+    let parse_wall = t_parse.elapsed().as_secs_f64();
+    let t_build = std::time::Instant::now();
     let mut sim = Simulation::new(&sc, None);
+    let build_wall = t_build.elapsed().as_secs_f64();
     if let Err(e) = sim.run() {
         eprintln!("error: {e}");
         std::process::exit(1);
@@ -42,12 +46,14 @@ fn main() {
     let results = sim.results();
     let results_wall = t1.elapsed().as_secs_f64();
     println!(
-        "events {} packets {} wall {:.3} s  {:.1} ns/packet  {:.1} M events/s  (results {:.3} s, {} links)",
+        "events {} packets {} wall {:.3} s  {:.1} ns/packet  {:.1} M events/s  (parse {:.3} s, build {:.3} s, results {:.3} s, {} links)",
         sim.events(),
         packets,
         wall,
         wall * 1e9 / packets.max(1) as f64,
         sim.events() as f64 / wall * 1e-6,
+        parse_wall,
+        build_wall,
         results_wall,
         results.links.len()
     );

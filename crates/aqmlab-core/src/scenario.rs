@@ -107,6 +107,7 @@ pub struct Scenario {
     /// Packets alive at once (queued, in transmission or propagating), all links together.
     pub max_packets: u64,
     pub nodes: Vec<String>,
+    /// Link directions in pairs: the two directions of a duplex link are `2k` and `2k + 1`.
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
     pub trace: TraceSpec,
@@ -176,14 +177,22 @@ impl Scenario {
                 capable[l as usize] = true;
             }
         }
-        let opposite = |l: &LinkSpec| self.links.iter().position(|o| o.from == l.to && o.to == l.from);
+        let mut defaults_by_name: std::collections::HashMap<&str, Vec<&'static str>> = Default::default();
         let mut warned = vec![false; self.links.len()];
         let mut out = Vec::new();
         for (i, l) in self.links.iter().enumerate() {
-            let back = opposite(l);
-            let defaults = default_params(l.queue.name()).map(|d| ecn_options(&d)).unwrap_or_default();
+            // A link's two directions are pushed together, so its other direction is `i ^ 1`
+            // (a search for it made this quadratic in the links).
+            let back = i ^ 1;
+            debug_assert!(self.links[back].from == l.to && self.links[back].to == l.from);
+            if capable[i] || capable[back] || warned[back] {
+                continue;
+            }
+            let defaults = defaults_by_name
+                .entry(l.queue.name())
+                .or_insert_with(|| default_params(l.queue.name()).map(|d| ecn_options(&d)).unwrap_or_default());
             let options: Vec<&str> = ecn_options(&l.queue).into_iter().filter(|o| !defaults.contains(o)).collect();
-            if capable[i] || back.is_some_and(|b| capable[b] || warned[b]) || options.is_empty() {
+            if options.is_empty() {
                 continue;
             }
             warned[i] = true;
