@@ -9,6 +9,8 @@ turns the results into pandas tables::
     results.links        # one row per link direction
 """
 
+from typing import TYPE_CHECKING
+
 try:
     from aqmlab import _core
 except ImportError as error:  # pragma: no cover - only on a broken install
@@ -21,9 +23,24 @@ from aqmlab._core import Scenario, ScenarioError, SimulationError
 from aqmlab.results import Results
 from aqmlab.run import run
 from aqmlab.scenario import from_dict, load, loads
-from aqmlab.sweep import SweepSpec, sweep
 
 __version__: str = _core.version()
+
+if TYPE_CHECKING:
+    from aqmlab.sweep import SweepSpec, sweep
+
+
+def __getattr__(name: str) -> object:
+    # The sweep package (process pools, multiprocessing, the store) loads on first use of
+    # aqmlab.sweep or aqmlab.SweepSpec: `aqmlab run` and `import aqmlab` never pay for it.
+    # Importing it binds aqmlab.sweep to the package, which is callable as the function.
+    if name in ("SweepSpec", "sweep"):
+        import importlib
+
+        package = importlib.import_module("aqmlab.sweep")
+        return package if name == "sweep" else package.SweepSpec
+    raise AttributeError(f"module 'aqmlab' has no attribute {name!r}")
+
 
 __all__ = [
     "Results",

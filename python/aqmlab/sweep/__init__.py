@@ -50,6 +50,10 @@ imports nothing from the sweep), :mod:`~aqmlab.sweep.progress`, :mod:`~aqmlab.sw
 :func:`sweep`).
 """
 
+import sys
+import types
+from typing import Any
+
 from aqmlab.sweep.build import build_identity
 from aqmlab.sweep.executors import (
     RunOutcome,
@@ -87,3 +91,19 @@ __all__ = [
     "scenario_hash",
     "sweep",
 ]
+
+
+class _CallablePackage(types.ModuleType):
+    """This package, callable as :func:`sweep`.
+
+    ``aqmlab.sweep(...)`` is the sweep function, but ``aqmlab`` loads this package only when it
+    is first used (``aqmlab run`` never pays for process pools and the store), and the import
+    system then binds ``aqmlab.sweep`` to the package itself. Calling the package calls the
+    function, so both readings of ``aqmlab.sweep`` work.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallablePackage
