@@ -52,7 +52,7 @@ def bench(path: Path, repeat: int) -> dict:
     best = None
     for _ in range(repeat):
         t0 = time.perf_counter()
-        results = json.loads(_core.run(scenario, None, None))
+        results = json.loads(_core.run(scenario, None, None).json())
         wall = time.perf_counter() - t0
         if best is None or wall < best[0]:
             best = (wall, results)
@@ -77,7 +77,7 @@ def s4_once(n: int) -> tuple[float, int]:
     scenario = _core.parse_scenario(
         path.read_text(), str(path), [("link.s{i}->r1.count", str(n)), ("flow.tcp{i}.count", str(n))]
     )
-    results = json.loads(_core.run(scenario, None, None))
+    results = json.loads(_core.run(scenario, None, None).json())
     packets = sum(link["departures"] for link in results["links"])
     return results["loop_wall_s"] * 1e9 / packets, packets
 

@@ -56,7 +56,7 @@ def without_keys(value: object, keys: frozenset[str]) -> object:
 
 
 def canonical_results(path: Path, seed: int | None, added: frozenset[str] = frozenset()) -> str:
-    results = json.loads(_core.run(load(path), seed, None))
+    results = json.loads(_core.run(load(path), seed, None).json())
     return json.dumps(without_keys(without_wall_time(results), added), sort_keys=True, indent=1)
 
 

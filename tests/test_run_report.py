@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import re
 
@@ -19,7 +18,7 @@ PARKING_LOT = REPO_ROOT / "examples" / "parking-lot.toml"
 def test_parking_lot_fair_shares_are_the_hand_computed_ones():
     # b2 carries 8 flows (3 long, UDP, 4 b2only): 125 kbps each; on b1 the 4 flows that also cross
     # b2 take 500 kbps and the 2 b1only flows share the other 500 kbps.
-    shares = scenario_fair_shares(json.loads(aqmlab.load(PARKING_LOT).to_json()))
+    shares = scenario_fair_shares(aqmlab.load(PARKING_LOT))
     expected = {f"long{i}": 125e3 for i in (1, 2, 3)} | {"udp": 125e3}
     expected |= {f"b1only{i}": 250e3 for i in (1, 2)} | {f"b2only{i}": 125e3 for i in (1, 2, 3, 4)}
     assert shares == pytest.approx(expected, rel=1e-9)
@@ -28,13 +27,13 @@ def test_parking_lot_fair_shares_are_the_hand_computed_ones():
 def test_a_flow_below_its_share_leaves_the_rest_to_the_others():
     # A 100 kbps UDP flow on the parking lot: the 7 other flows crossing b2 share 900 kbps.
     scenario = aqmlab.load(PARKING_LOT, overrides={"flow.udp.rate": "100kbps"})
-    shares = scenario_fair_shares(json.loads(scenario.to_json()))
+    shares = scenario_fair_shares(scenario)
     assert shares["udp"] == pytest.approx(100e3)
     assert shares["long1"] == pytest.approx(900e3 / 7)
     assert shares["b1only1"] == pytest.approx((1e6 - 100e3 - 3 * 900e3 / 7) / 2)
 
 
-def test_pure_python_filling_agrees_with_the_numpy_model():
+def test_the_cores_filling_agrees_with_the_numpy_model():
     rng = random.Random(7)
     for _ in range(200):
         n_links, n_flows = rng.randint(1, 6), rng.randint(1, 8)

@@ -452,7 +452,7 @@ def _record(seed: int, results: dict | None = None, **changes) -> RunRecord:
 
 @pytest.fixture(scope="module")
 def example_results() -> dict:
-    return json.loads(aqmlab._core.run(aqmlab.loads(BASE), 1, None))
+    return json.loads(aqmlab._core.run(aqmlab.loads(BASE), 1, None).json())
 
 
 def test_a_run_is_stored_whole_or_not_at_all(tmp_path: Path, example_results: dict, monkeypatch):

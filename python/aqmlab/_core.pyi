@@ -6,11 +6,13 @@ from collections.abc import Callable
 from typing import final
 
 __all__ = [
+    "RunResults",
     "Scenario",
     "ScenarioError",
     "SimulationError",
     "_panic_for_test",
     "catalog",
+    "max_min_fair",
     "parse_scenario",
     "run",
     "version",
@@ -48,8 +50,28 @@ class Scenario:
     def warnings(self) -> list[str]:
         """What the run will do that the scenario may not mean (an ECN option no flow can use), one
         line each; the results carry them too."""
+    def fair_shares(self) -> dict[str, float]:
+        """Each flow's max-min fair share of the links, bit/s, by flow name (progressive filling
+        over the flows' demands and paths)."""
     def to_json(self) -> str:
         """The expanded, validated scenario (stable: used for hashing)."""
+
+@final
+class RunResults:
+    """One run's results, held in the core."""
+
+    def json(self, indent: bool = False) -> str:
+        """The results document (format aqmlab.results/1), indented by two spaces or compact."""
+    def write_json(self, path: str | os.PathLike[str], indent: bool = False) -> None:
+        """Write the results document to the file at path (created or truncated), with a final
+        newline; OSError when it cannot be written."""
+    def summary_json(self) -> str:
+        """{"run": the document's scalar keys, "fairness": ..., "counts": {"flows": n, "links": n}}."""
+    def series_json(self) -> str:
+        """The document's "series" key, as JSON."""
+    def table(self, name: str) -> list[tuple[str, str, bytes | list[str | None]]]:
+        """A table ("flows", "links" or "link_flows") as columns (name, kind, values): kind "i8" or
+        "f8" with little-endian int64 or float64 bytes, "?" with bytes of 0 and 1, "str" with a list."""
 
 def parse_scenario(text: str, path: str, overrides: list[tuple[str, str]] = ...) -> Scenario:
     """Parse and validate TOML text; overrides are --set KEY=VALUE pairs applied before validation.
@@ -62,8 +84,8 @@ def run(
     seed: int | None = None,
     progress: Callable[[float, float, int], None] | None = None,
     traces_dir: str | os.PathLike[str] | None = None,
-) -> str:
-    """Simulate and return the results JSON (format aqmlab.results/1).
+) -> RunResults:
+    """Simulate and return the results (the JSON document, format aqmlab.results/1, on request).
 
     The packet traces [trace] asks for (pcap files, packets.csv) are written into traces_dir
     (created if missing; OSError when it cannot be written).
@@ -72,6 +94,10 @@ def run(
     budgets of events; Ctrl-C raises KeyboardInterrupt. Raises SimulationError when a run cannot
     finish (a guard tripped, or a panic in the core, with its message).
     """
+
+def max_min_fair(demands: list[float], paths: list[list[int]], capacities: list[float]) -> list[float]:
+    """Max-min fair rates of flows with demands over paths (link indices into capacities), by
+    progressive filling: the model behind Scenario.fair_shares."""
 
 def catalog() -> str:
     """JSON describing disciplines, flow kinds and congestion controls with their parameters."""

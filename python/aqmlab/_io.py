@@ -7,11 +7,19 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a part.
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a part
+    (see :func:`write_atomic`)."""
+    write_atomic(path, lambda file: file.write_text(text, encoding="utf-8"))
+
+
+def write_atomic(path: str | os.PathLike[str], write: Callable[[Path], object]) -> None:
+    """Have ``write(file)`` write the contents of ``path`` so that readers see the old file or the
+    whole new one, never a part: ``file`` is a temporary file beside ``path`` that then replaces it.
 
     A symlink is written through (its target is replaced, the link kept); a character device or a
     FIFO (``/dev/null``, a named pipe) is written to directly; any other kind of file is refused.
@@ -28,15 +36,14 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     if kind is not None and not stat.S_ISREG(kind):
         if stat.S_ISCHR(kind) or stat.S_ISFIFO(kind):
             # /dev/null, /dev/stdout, a named pipe: written to as they are, never replaced by a file.
-            with open(target, "w", encoding="utf-8") as stream:
-                stream.write(text)
+            write(target)
             return
         raise OSError(errno.EINVAL, "not a regular file, a character device or a FIFO (refusing to replace it)")
     fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
-            file.flush()
+        write(Path(temporary))
+        with open(temporary, "rb") as file:
             os.fsync(file.fileno())
         # mkstemp creates the file private (0600); give it the mode a plain open() would have.
         os.chmod(temporary, _existing_mode(target) or 0o666 & ~_umask())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Any
@@ -18,62 +19,90 @@ def format_results(
 ) -> str:
     """The run as text: a header, the flows, the link directions, fairness.
 
-    ``flows`` and ``links`` are names or globs that select rows (default: every flow, and the
-    link directions that carried packets); ``fair_shares`` (flow name -> bit/s) adds each flow's
+    ``flows`` and ``links`` are names or globs that select rows (default: the first 50 flows, and
+    the link directions that carried packets, the 50 busiest of them if there are more); ``fair_shares`` (flow name -> bit/s) adds each flow's
     max-min fair share beside its throughput.
     """
-    raw = results.raw
+    run = results.summary
     # The event loop's rate: wall_s also counts building the results, a fifth more at 10000 flows.
-    loop_s = raw.get("loop_wall_s", raw["wall_s"])
-    rate = raw["events"] / loop_s if loop_s > 0 else float("nan")
+    loop_s = run.get("loop_wall_s", run["wall_s"])
+    rate = run["events"] / loop_s if loop_s > 0 else float("nan")
     header = (
-        f"{raw['scenario']} (seed {raw['seed']}): {raw['sim_time_s']:g} s simulated, measured from "
-        f"{raw['measure_from_s']:g} s; {raw['events']:,} events in {loop_s:.3g} s ({human_count(rate)} events/s)"
+        f"{run['scenario']} (seed {run['seed']}): {run['sim_time_s']:g} s simulated, measured from "
+        f"{run['measure_from_s']:g} s; {run['events']:,} events in {loop_s:.3g} s ({human_count(rate)} events/s)"
     )
-    shown_flows = [flow for flow in raw["flows"] if _picked(flow["name"], flows)]
-    flows_heading = (
-        "Flows" if flows is None else f"Flows ({len(shown_flows)} of {len(raw['flows'])}: {', '.join(flows)})"
-    )
+    flow_columns = results.columns("flows")
+    names = flow_columns["name"]
+    if flows is None:
+        shown_flows = list(range(min(len(names), MAX_ROWS)))
+        flows_heading = (
+            "Flows" if len(names) <= MAX_ROWS else f"Flows (the first {MAX_ROWS} of {len(names):,}; --flows NAME picks)"
+        )
+    else:
+        shown_flows = [i for i, name in enumerate(names) if _picked(name, flows)]
+        flows_heading = f"Flows ({len(shown_flows)} of {len(names)}: {', '.join(flows)})"
+    link_columns = results.columns("links")
+    link_names = link_columns["name"]
     if links is None:
         # Reverse directions of duplex links usually carry nothing; listing them hides the busy ones.
-        shown_links = [link for link in raw["links"] if link["arrivals"]]
-        idle = len(raw["links"]) - len(shown_links)
-        links_heading = f"Links ({idle} idle directions not shown; --links NAME picks)" if idle else "Links"
+        busy = [i for i, arrivals in enumerate(link_columns["arrivals"]) if arrivals]
+        idle = len(link_names) - len(busy)
+        if len(busy) > MAX_ROWS:
+            # The busiest ones (the bottlenecks), in scenario order.
+            utilization = link_columns["utilization"]
+            shown_links = sorted(sorted(busy, key=lambda i: -utilization[i])[:MAX_ROWS])
+            links_heading = (
+                f"Links (the {MAX_ROWS} busiest of {len(busy):,} busy directions, {idle:,} idle; --links NAME picks)"
+            )
+        else:
+            shown_links = busy
+            links_heading = f"Links ({idle} idle directions not shown; --links NAME picks)" if idle else "Links"
     else:
-        shown_links = [
-            link
-            for link in raw["links"]
-            if _picked(link["name"], links) or _picked(f"{link['from']}->{link['to']}", links)
-        ]
-        links_heading = f"Links ({len(shown_links)} of {len(raw['links'])} directions: {', '.join(links)})"
+        ends = [f"{a}->{b}" for a, b in zip(link_columns["from"], link_columns["to"])]
+        shown_links = [i for i in range(len(link_names)) if _picked(link_names[i], links) or _picked(ends[i], links)]
+        links_heading = f"Links ({len(shown_links)} of {len(link_names)} directions: {', '.join(links)})"
     return "\n\n".join(
         [
             header,
-            f"{flows_heading}\n" + _to_text(_flow_table(shown_flows, fair_shares)),
-            f"{links_heading}\n" + _to_text(_link_table(shown_links)),
+            f"{flows_heading}\n" + _to_text(_flow_table(flow_columns, shown_flows, fair_shares)),
+            f"{links_heading}\n" + _to_text(_link_table(link_columns, shown_links)),
             _fairness_line(results.fairness),
         ]
     )
+
+
+# Rows shown without --flows or --links: a scenario of 100,000 flows prints a page, not 100,000 lines.
+MAX_ROWS = 50
 
 
 def _picked(name: str, patterns: Sequence[str] | None) -> bool:
     return patterns is None or any(fnmatchcase(name, pattern) for pattern in patterns)
 
 
-def _flow_table(flows: list[dict], fair_shares: Mapping[str, float] | None = None) -> dict[str, list[object]]:
+Columns = Mapping[str, Sequence[Any]]
+
+
+def _flow_table(
+    columns: Columns, rows: list[int], fair_shares: Mapping[str, float] | None = None
+) -> dict[str, list[object]]:
+    def column(name: str) -> list[Any]:
+        values = columns[name]
+        return [values[i] for i in rows]
+
+    names = column("name")
     table = {
-        "flow": [flow["name"] for flow in flows],
-        "group": [flow["group"] or "-" for flow in flows],
-        "kind": [flow["kind"] for flow in flows],
-        "path": [f"{flow['src']}->{flow['dst']}" for flow in flows],
-        "sent_pkts": [flow["sent_pkts"] for flow in flows],
-        "delivered_pkts": [flow["delivered_pkts"] for flow in flows],
-        "dropped_pkts": [flow["dropped_pkts"] for flow in flows],
-        "drops_by_reason": [_reasons(flow["drops_by_reason"]) for flow in flows],
-        "retransmits": [flow["retransmits"] for flow in flows],
-        "throughput_mbps": [_fixed(flow["throughput_bps"], 1e-6, 3) for flow in flows],
-        "mean_rtt_ms": [_fixed(flow["mean_rtt_s"], 1e3, 2) for flow in flows],
-        "mean_qdelay_ms": [_fixed(flow["mean_qdelay_s"], 1e3, 2) for flow in flows],
+        "flow": names,
+        "group": [group if isinstance(group, str) else "-" for group in column("group")],
+        "kind": column("kind"),
+        "path": [f"{src}->{dst}" for src, dst in zip(column("src"), column("dst"))],
+        "sent_pkts": column("sent_pkts"),
+        "delivered_pkts": column("delivered_pkts"),
+        "dropped_pkts": column("dropped_pkts"),
+        "drops_by_reason": _reasons(columns, "drops_by_reason", rows),
+        "retransmits": column("retransmits"),
+        "throughput_mbps": [_fixed(x, 1e-6, 3) for x in column("throughput_bps")],
+        "mean_rtt_ms": [_fixed(x, 1e3, 2) for x in column("mean_rtt_s")],
+        "mean_qdelay_ms": [_fixed(x, 1e3, 2) for x in column("mean_qdelay_s")],
     }
     if fair_shares is None:
         return table
@@ -81,22 +110,26 @@ def _flow_table(flows: list[dict], fair_shares: Mapping[str, float] | None = Non
     # bottlenecks, equal shares (Jain's index of 1) are not the fair outcome.
     items = list(table.items())
     at = [key for key, _ in items].index("throughput_mbps") + 1
-    shares = [_fixed(fair_shares.get(flow["name"]), 1e-6, 3) for flow in flows]
+    shares = [_fixed(fair_shares.get(name), 1e-6, 3) for name in names]
     return dict(items[:at] + [("fair_share_mbps", shares)] + items[at:])
 
 
-def _link_table(links: list[dict]) -> dict[str, list[object]]:
+def _link_table(columns: Columns, rows: list[int]) -> dict[str, list[object]]:
+    def column(name: str) -> list[Any]:
+        values = columns[name]
+        return [values[i] for i in rows]
+
     return {
-        "link": [link["name"] for link in links],
-        "path": [f"{link['from']}->{link['to']}" for link in links],
-        "discipline": [link["discipline"] for link in links],
-        "arrivals": [link["arrivals"] for link in links],
-        "departures": [link["departures"] for link in links],
-        "drops_by_reason": [_reasons(link["drops_by_reason"]) for link in links],
-        "marks_by_reason": [_reasons(link["marks_by_reason"]) for link in links],
-        "mean_queue_pkts": [_fixed(link["mean_queue_pkts"], 1, 1) for link in links],
-        "mean_qdelay_ms": [_fixed(link["mean_qdelay_s"], 1e3, 2) for link in links],
-        "utilization_pct": [_fixed(link["utilization"], 100, 1) for link in links],
+        "link": column("name"),
+        "path": [f"{a}->{b}" for a, b in zip(column("from"), column("to"))],
+        "discipline": column("discipline"),
+        "arrivals": column("arrivals"),
+        "departures": column("departures"),
+        "drops_by_reason": _reasons(columns, "drops_by_reason", rows),
+        "marks_by_reason": _reasons(columns, "marks_by_reason", rows),
+        "mean_queue_pkts": [_fixed(x, 1, 1) for x in column("mean_queue_pkts")],
+        "mean_qdelay_ms": [_fixed(x, 1e3, 2) for x in column("mean_qdelay_s")],
+        "utilization_pct": [_fixed(x, 100, 1) for x in column("utilization")],
     }
 
 
@@ -118,11 +151,13 @@ def _to_text(table: Mapping[str, Sequence[object]]) -> str:
     return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in zip(*columns))
 
 
-def _reasons(counts: Mapping[str, int]) -> str:
-    """{"overflow": 3, "early": 0, "match": 5} -> 'overflow 3, match 5'; '-' when nothing dropped."""
-    return ", ".join(f"{reason} {count}" for reason, count in counts.items() if count) or "-"
+def _reasons(columns: Columns, field: str, rows: list[int]) -> list[str]:
+    """The ``field.REASON`` count columns as text per row: 'overflow 3, match 5'; '-' when nothing."""
+    prefix = f"{field}."
+    counts = [(name.removeprefix(prefix), values) for name, values in columns.items() if name.startswith(prefix)]
+    return [", ".join(f"{reason} {values[i]}" for reason, values in counts if values[i]) or "-" for i in rows]
 
 
 def _fixed(value: float | None, scale: float, digits: int) -> str:
-    """``value * scale`` with ``digits`` decimals; '-' for a value that does not apply (null)."""
-    return "-" if value is None else f"{value * scale:.{digits}f}"
+    """``value * scale`` with ``digits`` decimals; '-' for a value that does not apply (null or NaN)."""
+    return "-" if value is None or math.isnan(value) else f"{value * scale:.{digits}f}"

@@ -1,10 +1,16 @@
-"""The results of one run, as pandas tables over the results JSON (format aqmlab.results/1)."""
+"""The results of one run, as pandas tables (format aqmlab.results/1).
+
+A run's results stay in the core until asked for: the tables cross the binding as one array per
+column (so 100,000 flows are a few dozen arrays, not 100,000 dictionaries), and the JSON
+document is made only for ``raw`` or ``to_json``. Results read from a file are the JSON itself.
+"""
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from array import array
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,7 +18,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pandas is imported when a table is first asked for, not by `import aqmlab`
     import pandas as pd
 
+    from aqmlab._core import RunResults
+
 RESULTS_FORMAT = "aqmlab.results/1"
+TABLES = ("flows", "links", "link_flows")
 
 
 class Results:
@@ -26,20 +35,40 @@ class Results:
     - ``series``: time series, one DataFrame per probe, keyed ``"link:NAME"`` or ``"flow:NAME"``.
 
     Nested mappings become dotted columns (``drops_by_reason.overflow``); a reason missing from a
-    ``*_by_reason`` mapping counts zero.
+    ``*_by_reason`` mapping counts zero. A value that does not apply (a mean over no samples) is
+    NaN in a number column and None in a text column.
     """
 
     def __init__(self, raw: Mapping[str, Any]):
         if not isinstance(raw, Mapping):
             raise TypeError(f"raw: expected the results JSON as a dict, got {type(raw).__name__}")
-        found = raw.get("format")
-        if found != RESULTS_FORMAT:
-            raise ValueError(f"unsupported results format {found!r} (expected {RESULTS_FORMAT!r})")
-        self.raw: dict[str, Any] = dict(raw)
+        _check_format(raw.get("format"))
+        self._raw: dict[str, Any] | None = dict(raw)
+        self._core: RunResults | None = None
+        self._summary: dict[str, Any] = self._raw
 
     @classmethod
     def from_json(cls, text: str) -> Results:
         return cls(json.loads(text))
+
+    @classmethod
+    def from_core(cls, core: RunResults) -> Results:
+        """Results still held by the core (what ``_core.run`` returns)."""
+        summary = json.loads(core.summary_json())
+        _check_format(summary["run"].get("format"))
+        results = cls.__new__(cls)
+        results._raw = None
+        results._core = core
+        results._summary = {**summary["run"], "fairness": summary["fairness"], "_counts": summary["counts"]}
+        return results
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The results document as a dict (parsed on first use: at 100,000 flows it is large)."""
+        if self._raw is None:
+            assert self._core is not None
+            self._raw = json.loads(self._core.json())
+        return self._raw
 
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Results:
@@ -56,50 +85,93 @@ class Results:
         return cls(raw)
 
     def to_json(self, indent: int | None = None) -> str:
+        if self._raw is None and self._core is not None and indent in (None, 2):
+            return self._core.json(indent=indent == 2)
         return json.dumps(self.raw, indent=indent)
+
+    def write_json(self, path: str | os.PathLike[str]) -> None:
+        """Write the results document, indented, to ``path``: the whole file or, on any failure,
+        the file as it was (never a part)."""
+        from aqmlab._io import write_atomic, write_text_atomic
+
+        if self._raw is None and self._core is not None:
+            core = self._core
+            write_atomic(path, lambda file: core.write_json(os.fspath(file), indent=True))
+        else:
+            write_text_atomic(path, self.to_json(indent=2) + "\n")
 
     @property
     def scenario(self) -> str:
-        return self.raw["scenario"]
+        return self._summary["scenario"]
 
     @property
     def seed(self) -> int:
-        return self.raw["seed"]
+        return self._summary["seed"]
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """The document's scalar keys (scenario, seed, sim_time_s, events, wall_s, ...)."""
+        return {key: value for key, value in self._summary.items() if not isinstance(value, (list, dict))}
 
     @property
     def warnings(self) -> list[str]:
         """What the run did that its scenario may not mean (a discipline's ``ecn = true`` on a link no
         ECN-capable flow crosses), one line each; empty for results written before warnings existed."""
-        return list(self.raw.get("warnings", []))
+        return list(self._summary.get("warnings", []))
 
     @property
     def fairness(self) -> dict[str, Any]:
         """``{"jain": overall Jain index, "groups": {group: Jain index within the group}}``."""
-        return self.raw["fairness"]
+        return self._summary["fairness"]
+
+    def columns(self, table: str) -> dict[str, Sequence[Any]]:
+        """A table as plain columns, ``{name: values}``, without pandas: ``table`` is ``"flows"``,
+        ``"links"`` or ``"link_flows"``, with the columns of the DataFrame of that name."""
+        if table not in TABLES:
+            raise ValueError(f"table: expected one of {', '.join(TABLES)}, got {table!r}")
+        if self._core is not None:
+            return {name: _decode(kind, values) for name, kind, values in self._core.table(table)}
+        return _columns_of(_records(self.raw, table))
 
     @cached_property
     def flows(self) -> pd.DataFrame:
-        return _table(self.raw["flows"])
+        return self._frame("flows")
 
     @cached_property
     def links(self) -> pd.DataFrame:
-        return _table([{key: value for key, value in link.items() if key != "flows"} for link in self.raw["links"]])
+        return self._frame("links")
 
     @cached_property
     def link_flows(self) -> pd.DataFrame:
+        return self._frame("link_flows")
+
+    def _frame(self, table: str) -> pd.DataFrame:
         import pandas as pd
 
-        rows = [{"link": link["name"], **flow} for link in self.raw["links"] for flow in link.get("flows", [])]
-        return _table(rows) if rows else pd.DataFrame(columns=["link", "flow"])
+        if self._core is None:
+            records = _records(self.raw, table)
+            if not records and table == "link_flows":
+                return pd.DataFrame(columns=["link", "flow"])
+            return _table(records)
+        columns = self.columns(table)
+        if not columns and table == "link_flows":
+            return pd.DataFrame(columns=["link", "flow"])
+        # Arrays become numpy arrays without a copy (the buffer protocol).
+        return pd.DataFrame(
+            {name: values if isinstance(values, list) else _numpy(values) for name, values in columns.items()}
+        )
 
     @cached_property
     def series(self) -> dict[str, pd.DataFrame]:
         import pandas as pd
 
+        series = json.loads(self._core.series_json()) if self._raw is None and self._core is not None else None
+        if series is None:
+            series = self.raw.get("series", {})
         # JSON {"links": {name: columns}, "flows": {...}} -> {"link:name": DataFrame, "flow:name": ...}
         frames = {
             f"{kind.removesuffix('s')}:{name}": pd.DataFrame(columns)
-            for kind, probes in self.raw.get("series", {}).items()
+            for kind, probes in series.items()
             for name, columns in probes.items()
         }
         for frame in frames.values():
@@ -109,10 +181,67 @@ class Results:
         return frames
 
     def __repr__(self) -> str:
+        if self._raw is not None:
+            flows, links = len(self._raw["flows"]), len(self._raw["links"])
+        else:
+            flows, links = self._summary["_counts"]["flows"], self._summary["_counts"]["links"]
         return (
-            f"<Results {self.scenario!r} seed={self.seed}: {len(self.raw['flows'])} flows, "
-            f"{len(self.raw['links'])} links, {self.raw['sim_time_s']} s simulated>"
+            f"<Results {self.scenario!r} seed={self.seed}: {flows} flows, "
+            f"{links} links, {self._summary['sim_time_s']} s simulated>"
         )
+
+
+def _check_format(found: object) -> None:
+    if found != RESULTS_FORMAT:
+        raise ValueError(f"unsupported results format {found!r} (expected {RESULTS_FORMAT!r})")
+
+
+def _decode(kind: str, values: Any) -> Sequence[Any]:
+    """A column as the core hands it over: int64 or float64 little-endian bytes, bools as bytes,
+    text as a list."""
+    if kind == "i8":
+        return array("q", values)
+    if kind == "f8":
+        return array("d", values)
+    if kind == "?":
+        return [bool(b) for b in values]
+    return values
+
+
+def _numpy(values: Sequence[Any]) -> Any:
+    import numpy as np
+
+    return np.asarray(values)
+
+
+def _records(raw: Mapping[str, Any], table: str) -> list[dict[str, Any]]:
+    """A table's rows as dicts, from the results document."""
+    if table == "flows":
+        return list(raw["flows"])
+    if table == "links":
+        return [{key: value for key, value in link.items() if key != "flows"} for link in raw["links"]]
+    return [{"link": link["name"], **flow} for link in raw["links"] for flow in link.get("flows", [])]
+
+
+def _columns_of(records: list[dict[str, Any]]) -> dict[str, Sequence[Any]]:
+    """Rows as columns, maps spread into ``field.key`` columns (0 where a row lacks the key), as
+    the core builds them."""
+    names: dict[str, None] = {}
+    flat_rows = []
+    for record in records:
+        flat: dict[str, Any] = {}
+        for key, value in record.items():
+            if isinstance(value, Mapping):
+                for sub, count in value.items():
+                    flat[f"{key}.{sub}"] = count
+            elif not isinstance(value, list):
+                flat[key] = value
+        names.update(dict.fromkeys(flat))
+        flat_rows.append(flat)
+    return {
+        name: [row.get(name, 0 if name.partition(".")[0].endswith("_by_reason") else None) for row in flat_rows]
+        for name in names
+    }
 
 
 def _table(records: list[dict[str, Any]]) -> pd.DataFrame:

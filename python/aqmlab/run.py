@@ -51,9 +51,9 @@ def run(
     directory = os.fspath(traces_dir) if traces_dir is not None and scenario.wants_packet_traces else None
     if progress is True:
         with ProgressReporter(scenario.name) as reporter:
-            results = Results.from_json(_core.run(scenario, seed, reporter, directory))
+            results = Results.from_core(_core.run(scenario, seed, reporter, directory))
     else:
-        results = Results.from_json(_core.run(scenario, seed, progress or None, directory))
+        results = Results.from_core(_core.run(scenario, seed, progress or None, directory))
     if directory is not None:
         _packet_log_to_parquet(Path(directory))
     return results

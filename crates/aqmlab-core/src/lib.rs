@@ -12,7 +12,8 @@
 //!   counters, gauge averages;
 //! - [`view`]: the read-only view of a simulation that results and invariants read;
 //! - [`results`], [`invariants`]: the results document and time series, and the checks of the
-//!   counts, both functions over a [`view::SimView`];
+//!   counts, both functions over a [`view::SimView`]; [`columns`] turns its rows into columns;
+//! - [`fair_share`]: the max-min fair shares of a scenario's flows (progressive filling);
 //! - [`sim`]: links, routing and the event loop; it implements the view.
 //!
 //! Imports go down this list and never back up (sim uses results and invariants, which use the
@@ -20,7 +21,9 @@
 //! edge.
 
 pub mod app;
+pub mod columns;
 pub mod conf;
+pub mod fair_share;
 pub mod invariants;
 pub mod packet;
 pub mod packet_trace;
@@ -38,7 +41,7 @@ pub mod units;
 pub mod view;
 
 pub use conf::ScenarioError;
-pub use results::Results;
+pub use results::{Results, RunInfo};
 pub use scenario::Scenario;
 pub use sim::{SimError, Simulation};
 

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::columns::{ColumnError, Table};
 use crate::scenario::Scenario;
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::FlowCounters;
@@ -12,8 +13,21 @@ use crate::view::{hops_by_flow, SimView};
 
 pub const FORMAT: &str = "aqmlab.results/1";
 
+/// One run's results: the `aqmlab.results/1` document.
 #[derive(Clone, Debug, Serialize)]
 pub struct Results {
+    /// What was run and what it cost: the document's scalar keys, first.
+    #[serde(flatten)]
+    pub run: RunInfo,
+    pub flows: Vec<FlowResult>,
+    pub links: Vec<LinkResult>,
+    pub fairness: Fairness,
+    pub series: Series,
+}
+
+/// The scalar keys of the results: the run, its seed, its window and its cost.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunInfo {
     pub format: &'static str,
     pub scenario: String,
     pub seed: u64,
@@ -30,10 +44,37 @@ pub struct Results {
     pub aqmlab_version: &'static str,
     /// What the run did that the scenario may not mean ([`Scenario::warnings`]), one line each.
     pub warnings: Vec<String>,
-    pub flows: Vec<FlowResult>,
-    pub links: Vec<LinkResult>,
-    pub fairness: Fairness,
-    pub series: Series,
+}
+
+impl Results {
+    /// The flows, one row each, as columns (the JSON's `flows`; maps spread into `field.key`).
+    pub fn flow_table(&self) -> Result<Table, ColumnError> {
+        let mut t = Table::new();
+        for f in &self.flows {
+            t.push(&[], f, &[])?;
+        }
+        Ok(t)
+    }
+
+    /// The link directions, one row each (the JSON's `links` without their per-flow lists).
+    pub fn link_table(&self) -> Result<Table, ColumnError> {
+        let mut t = Table::new();
+        for l in &self.links {
+            t.push(&[], l, &["flows"])?;
+        }
+        Ok(t)
+    }
+
+    /// One row per (link direction, flow crossing it), the link's name first.
+    pub fn link_flow_table(&self) -> Result<Table, ColumnError> {
+        let mut t = Table::new();
+        for l in &self.links {
+            for f in &l.flows {
+                t.push(&[("link", &l.name)], f, &[])?;
+            }
+        }
+        Ok(t)
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -269,17 +310,19 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
         }
     }
     Results {
-        format: FORMAT,
-        scenario: sc.name.clone(),
-        seed: sim.seed(),
-        sim_time_s: end as f64 * 1e-9,
-        measure_from_s: measure_from as f64 * 1e-9,
-        events: sim.events(),
-        peak_pending_events: sim.peak_pending_events(),
-        wall_s: sim.wall_s(),
-        loop_wall_s: sim.loop_wall_s(),
-        aqmlab_version: env!("CARGO_PKG_VERSION"),
-        warnings: sc.warnings(),
+        run: RunInfo {
+            format: FORMAT,
+            scenario: sc.name.clone(),
+            seed: sim.seed(),
+            sim_time_s: end as f64 * 1e-9,
+            measure_from_s: measure_from as f64 * 1e-9,
+            events: sim.events(),
+            peak_pending_events: sim.peak_pending_events(),
+            wall_s: sim.wall_s(),
+            loop_wall_s: sim.loop_wall_s(),
+            aqmlab_version: env!("CARGO_PKG_VERSION"),
+            warnings: sc.warnings(),
+        },
         flows,
         links,
         fairness: Fairness {

@@ -7,15 +7,22 @@
 //! panic's message and location; it never aborts the interpreter. The panic hook installed here
 //! records the message instead of printing it (set RUST_BACKTRACE to get the usual report too).
 
+/// mimalloc for the core's allocations: building and freeing the state and results of 100,000
+/// flows spent half their time in glibc's malloc (consolidating its free lists).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
 use std::time::Instant;
 
-use aqmlab_core::{Scenario, Simulation};
+use aqmlab_core::columns::Column;
+use aqmlab_core::{Results, Scenario, Simulation};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
 
 create_exception!(_core, ScenarioError, PyValueError, "A bad scenario: FILE:LINE: FIELD: what is wrong.");
 create_exception!(
@@ -69,6 +76,16 @@ impl PyScenario {
     #[getter]
     fn warnings(&self) -> Vec<String> {
         self.inner.warnings()
+    }
+    /// Each flow's max-min fair share of the links, bit/s, by flow name (progressive filling
+    /// over the flows' demands and paths).
+    fn fair_shares<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let shares = aqmlab_core::fair_share::scenario_fair_shares(&self.inner);
+        let out = PyDict::new(py);
+        for (flow, share) in self.inner.flows.iter().zip(shares) {
+            out.set_item(&flow.name, share)?;
+        }
+        Ok(out)
     }
     /// The expanded, validated scenario as JSON (stable: used for hashing).
     fn to_json(&self) -> String {
@@ -141,6 +158,14 @@ fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
+/// An OSError(errno, strerror, filename) from an I/O error, as Python's own would be (so that
+/// `FileNotFoundError` and the like are raised, and `strerror` is the message alone).
+fn os_error(e: &std::io::Error, path: &std::path::Path) -> PyErr {
+    let message = e.to_string();
+    let strerror = message.split(" (os error").next().unwrap_or(&message).to_string();
+    pyo3::exceptions::PyOSError::new_err((e.raw_os_error().unwrap_or(0), strerror, path.display().to_string()))
+}
+
 /// Run `f` without the GIL; a panic becomes a SimulationError naming `what`.
 fn guarded<T: Send>(py: Python<'_>, what: &str, f: impl FnOnce() -> T + Send) -> PyResult<T> {
     LAST_PANIC.with(|p| p.borrow_mut().take());
@@ -167,7 +192,90 @@ fn parse_scenario(
     }
 }
 
-/// Run a scenario; returns the results JSON.
+/// One run's results, held in the core: the JSON document on request, the tables as columns.
+#[pyclass(module = "aqmlab._core", name = "RunResults", frozen)]
+struct PyRunResults {
+    inner: Results,
+}
+
+/// A column for Python: (name, kind, values), kind "i8" (int64) or "f8" (float64) with the
+/// values as little-endian bytes, "?" (bool) as bytes of 0 and 1, "str" as a list of str or None.
+type PyColumn<'py> = (String, &'static str, Bound<'py, PyAny>);
+
+fn column_to_py<'py>(py: Python<'py>, name: &str, column: &Column) -> PyResult<PyColumn<'py>> {
+    let (kind, values) = match column {
+        Column::Int(v) => {
+            ("i8", PyBytes::new(py, &v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()).into_any())
+        }
+        Column::Float(v) => {
+            ("f8", PyBytes::new(py, &v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()).into_any())
+        }
+        Column::Bool(v) => ("?", PyBytes::new(py, &v.iter().map(|&x| x as u8).collect::<Vec<u8>>()).into_any()),
+        Column::Text(v) => ("str", PyList::new(py, v)?.into_any()),
+    };
+    Ok((name.to_string(), kind, values))
+}
+
+#[pymethods]
+impl PyRunResults {
+    /// The results document (format aqmlab.results/1) as JSON, indented by two spaces or compact.
+    #[pyo3(signature = (indent=false))]
+    fn json(&self, py: Python<'_>, indent: bool) -> PyResult<String> {
+        let results = &self.inner;
+        let text =
+            py.detach(|| if indent { serde_json::to_string_pretty(results) } else { serde_json::to_string(results) });
+        text.map_err(|e| SimulationError::new_err(format!("cannot serialise results: {e}")))
+    }
+
+    /// Write the results document to the file at `path` (created or truncated), indented by two
+    /// spaces or compact, with a final newline.
+    #[pyo3(signature = (path, indent=false))]
+    fn write_json(&self, py: Python<'_>, path: std::path::PathBuf, indent: bool) -> PyResult<()> {
+        use std::io::Write;
+        let results = &self.inner;
+        py.detach(|| -> std::io::Result<()> {
+            let mut out = std::io::BufWriter::new(std::fs::File::create(&path)?);
+            if indent {
+                serde_json::to_writer_pretty(&mut out, results)?;
+            } else {
+                serde_json::to_writer(&mut out, results)?;
+            }
+            out.write_all(b"\n")?;
+            out.flush()
+        })
+        .map_err(|e| os_error(&e, &path))
+    }
+
+    /// The document's scalar keys, its fairness and its numbers of flows and link directions, as
+    /// JSON (small whatever the run's size).
+    fn summary_json(&self) -> String {
+        let r = &self.inner;
+        let counts = serde_json::json!({ "flows": r.flows.len(), "links": r.links.len() });
+        serde_json::json!({ "run": &r.run, "fairness": &r.fairness, "counts": counts }).to_string()
+    }
+
+    /// The time series, as the document's `series` key, in JSON.
+    fn series_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.inner.series).map_err(|e| SimulationError::new_err(e.to_string()))
+    }
+
+    /// A table as columns: "flows", "links" or "link_flows" (see aqmlab.Results).
+    fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Vec<PyColumn<'py>>> {
+        let results = &self.inner;
+        let table = py
+            .detach(|| match name {
+                "flows" => Some(results.flow_table()),
+                "links" => Some(results.link_table()),
+                "link_flows" => Some(results.link_flow_table()),
+                _ => None,
+            })
+            .ok_or_else(|| PyValueError::new_err(format!("table: expected flows, links or link_flows, got {name:?}")))?
+            .map_err(|e| SimulationError::new_err(format!("cannot tabulate results: {e}")))?;
+        table.columns().map(|(n, c)| column_to_py(py, n, c)).collect()
+    }
+}
+
+/// Run a scenario; returns its results.
 #[pyfunction]
 #[pyo3(signature = (scenario, seed=None, progress=None, traces_dir=None))]
 fn run(
@@ -176,7 +284,7 @@ fn run(
     seed: Option<u64>,
     progress: Option<Py<PyAny>>,
     traces_dir: Option<std::path::PathBuf>,
-) -> PyResult<String> {
+) -> PyResult<PyRunResults> {
     let sc = &scenario.inner;
     let mut sim = guarded(py, &sc.path, || Simulation::new(sc, seed))?;
     if let Some(dir) = &traces_dir {
@@ -200,10 +308,22 @@ fn run(
     }
     sim.finish_traces()
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot write packet traces: {e}")))?;
-    match guarded(py, &sc.path, || serde_json::to_string(&sim.results()))? {
-        Ok(json) => Ok(json),
-        Err(e) => Err(SimulationError::new_err(format!("cannot serialise results: {e}"))),
+    let inner = guarded(py, &sc.path, || sim.results())?;
+    Ok(PyRunResults { inner })
+}
+
+/// Max-min fair rates of flows with `demands` over `paths` (link indices into `capacities`), by
+/// progressive filling: the model behind `Scenario.fair_shares`, for checks against theory.
+#[pyfunction]
+fn max_min_fair(demands: Vec<f64>, paths: Vec<Vec<u32>>, capacities: Vec<f64>) -> PyResult<Vec<f64>> {
+    if demands.len() != paths.len() {
+        return Err(PyValueError::new_err("max_min_fair: one path per demand"));
     }
+    if let Some(bad) = paths.iter().flatten().find(|&&l| l as usize >= capacities.len()) {
+        return Err(PyValueError::new_err(format!("max_min_fair: link {bad} is not among the capacities")));
+    }
+    let paths: Vec<&[u32]> = paths.iter().map(Vec::as_slice).collect();
+    Ok(aqmlab_core::fair_share::progressive_filling(&demands, &paths, &capacities))
 }
 
 /// Every discipline, flow kind and congestion control with its parameters, as JSON.
@@ -230,9 +350,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add_class::<PyScenario>()?;
+    m.add_class::<PyRunResults>()?;
     m.add_function(wrap_pyfunction!(parse_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(catalog, m)?)?;
+    m.add_function(wrap_pyfunction!(max_min_fair, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_test, m)?)?;
     Ok(())

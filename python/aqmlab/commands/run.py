@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
-from aqmlab._io import write_text_atomic
 from aqmlab.commands import Command, CommandError, UsageError
 from aqmlab.commands._common import add_scenario_arguments, load_scenario
 from aqmlab.progress import ProgressReporter
@@ -30,13 +28,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="folder for the packet traces [trace] asks for (NAME.pcap per captured link, packets.parquet)",
     )
     parser.add_argument(
-        "--flows", metavar="NAME", action="append", help="show only these flows (names or globs: 'tcp*'; repeatable)"
+        "--flows",
+        metavar="NAME",
+        action="append",
+        help="show only these flows (names or globs: 'tcp*'; repeatable; default: the first 50)",
     )
     parser.add_argument(
         "--links",
         metavar="NAME",
         action="append",
-        help="show only these link directions (names, A->B or globs: 'b*'; repeatable; default: the busy ones)",
+        help="show only these link directions (names, A->B or globs: 'b*'; repeatable; default: the busy ones, the 50 busiest of them if more)",
     )
 
 
@@ -58,18 +59,17 @@ def handle(args: argparse.Namespace) -> int:
         except OSError as error:
             raise CommandError(str(error)) from None
 
-    results_json = results.to_json(indent=2) + "\n"
     if args.out is not None:
         try:
-            write_text_atomic(args.out, results_json)
+            results.write_json(args.out)
         except OSError as error:
             raise CommandError(f"cannot write {args.out}: {error.strerror or error}") from None
     if args.json:
-        sys.stdout.write(results_json)
+        sys.stdout.write(results.to_json(indent=2) + "\n")
     else:
         from aqmlab.fair_share import scenario_fair_shares
 
-        fair = scenario_fair_shares(json.loads(scenario.to_json()))
+        fair = scenario_fair_shares(scenario)
         print(format_results(results, flows=args.flows, links=args.links, fair_shares=fair))
     return 0
 

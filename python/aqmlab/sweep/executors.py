@@ -71,7 +71,7 @@ def execute_run(task: RunTask) -> RunOutcome:
                 f"this worker (aqmlab {version}) expands the scenario differently from the sweep's process "
                 f"(hash {found[:12]}, expected {task.scenario_hash[:12]}); install the same aqmlab everywhere"
             )
-        results_json = _core.run(scenario, task.seed, None)
+        results_json = _core.run(scenario, task.seed, None).json()
     except ScenarioError as error:
         return failed(f"ScenarioError: {error}")
     except SimulationError as error:

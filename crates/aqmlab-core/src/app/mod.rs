@@ -170,6 +170,18 @@ impl FlowParams {
         }
     }
 
+    /// The rate the flow would send at with the network to itself, bit/s (infinite for a greedy
+    /// TCP): its demand in the max-min fair shares ([`crate::fair_share`]).
+    pub fn demand_bps(&self) -> f64 {
+        match self {
+            FlowParams::Cbr(p) => p.rate_bps as f64,
+            FlowParams::Poisson(p) => p.rate_bps as f64,
+            FlowParams::OnOff(p) => p.rate_bps as f64 * p.mean_on_ns as f64 / (p.mean_on_ns + p.mean_off_ns) as f64,
+            FlowParams::Telnet(p) => p.common.packet_size as f64 * 8.0 / (p.mean_interval_ns as f64 * 1e-9),
+            FlowParams::Tcp(_) => f64::INFINITY,
+        }
+    }
+
     /// Whether the flow reacts to congestion (is flow-controlled): a TCP, not a datagram source.
     pub fn is_responsive(&self) -> bool {
         matches!(self, FlowParams::Tcp(_) | FlowParams::Telnet(_))

@@ -37,7 +37,7 @@ queue = {queue}
 const MODEL: &str = r#"min_th = 0, max_th = 1e12, max_p = 0, limit = "unbounded""#;
 
 fn delivered_pps(r: &Results) -> Vec<f64> {
-    let window = r.sim_time_s - r.measure_from_s;
+    let window = r.run.sim_time_s - r.run.measure_from_s;
     r.flows.iter().map(|f| f.delivered_pkts as f64 / window).collect()
 }
 

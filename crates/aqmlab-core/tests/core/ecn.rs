@@ -77,21 +77,21 @@ fn red_marks_ecn_capable_reno_instead_of_dropping_at_the_same_throughput() {
     // Both keep a 10 Mbps link busy; marking instead of dropping changes the throughput by a
     // few percent at most.
     assert!((gm - gd).abs() / gd < 0.05, "goodput {gm} with marks vs {gd} with drops");
-    assert!(marked.warnings.is_empty(), "{:?}", marked.warnings);
+    assert!(marked.run.warnings.is_empty(), "{:?}", marked.run.warnings);
 }
 
 #[test]
 fn an_ecn_option_no_flow_can_use_is_a_warning_naming_the_link() {
     let r = run(&red_dumbbell(true, false));
-    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
-    assert!(r.warnings[0].starts_with("link bottleneck: red has ecn = true"), "{}", r.warnings[0]);
+    assert_eq!(r.run.warnings.len(), 1, "{:?}", r.run.warnings);
+    assert!(r.run.warnings[0].starts_with("link bottleneck: red has ecn = true"), "{}", r.run.warnings[0]);
     assert_eq!(bottleneck(&r).marks, 0);
     // The same line in the scenario's own list, before any run.
     let sc = aqmlab_core::Scenario::parse(&red_dumbbell(true, false), "t.toml", &[]).unwrap();
-    assert_eq!(sc.warnings(), r.warnings);
+    assert_eq!(sc.warnings(), r.run.warnings);
     // Named once for both directions; and not at all for the ACK direction of a link whose
     // data direction is marked.
-    assert!(!r.warnings.iter().any(|w| w.contains("d->r")));
+    assert!(!r.run.warnings.iter().any(|w| w.contains("d->r")));
     // A link crossed only by an unresponsive flow, beside ECN-capable TCP elsewhere.
     let udp = red_dumbbell(false, true)
         + "\n[[link]]\nbetween = [\"u\", \"r\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\

@@ -71,7 +71,7 @@ fn a_host_sending_into_a_link_does_not_process() {
 fn zero_jitter_is_the_run_without_it() {
     let a = run(&two_hops("", 200, ""));
     let b = run(&two_hops("processing_jitter = \"0s\"", 200, ""));
-    assert_eq!(a.events, b.events);
+    assert_eq!(a.run.events, b.run.events);
     assert_eq!(serde_json::to_string(&a.flows).unwrap(), serde_json::to_string(&b.flows).unwrap());
 }
 

@@ -9,7 +9,7 @@ fn udp_dumbbell_runs() {
     let b = r.links.iter().find(|l| l.name == "bottleneck").unwrap();
     eprintln!(
         "events {} wall {:.3}s util {:.4} arrivals {} departures {} drops {:?} meanq {:.1}",
-        r.events, r.wall_s, b.utilization, b.arrivals, b.departures, b.drops_by_reason, b.mean_queue_pkts
+        r.run.events, r.run.wall_s, b.utilization, b.arrivals, b.departures, b.drops_by_reason, b.mean_queue_pkts
     );
     let f = &r.flows[0];
     eprintln!(
