@@ -18,35 +18,47 @@ import pytest
 
 import aqmlab
 from aqmlab import theory
+from aqmlab.reproduce.published import series
 
 # Mean packet 1000 B: a link of 8 Mbps serves mu = 1000 packets/s. Rates below are in units of mu.
 PPS = 1000.0
 MODEL_QUEUE = 'min_th = 0, max_th = 1e12, max_p = 0, limit = "unbounded"'
 
-# Table II: mu = 1, arrival rates, and the paper's Theory columns (P0, T_i), printed to 3 places.
-TABLE_II = [
-    ([0.5, 1.0], 0.417, [0.250, 0.333]),
-    ([1.0, 2.0], 0.267, [0.333, 0.400]),
-    ([2.0, 3.0], 0.171, [0.400, 0.429]),
-    ([3.0, 4.0], 0.127, [0.429, 0.444]),
-    ([3.0, 5.0], 0.117, [0.429, 0.455]),
-    ([3.0, 6.0], 0.110, [0.429, 0.462]),
-    ([0.3, 0.6, 0.9], 0.218, [0.188, 0.273, 0.321]),
-    ([0.5, 1.0, 1.5], 0.042, [0.250, 0.333, 0.375]),
+# The paper's printed values come from scenarios/papers/choke-2000/published.toml; the inputs
+# (arrival rates in units of mu, and Table III's memory M) are the rows' conditions.
+TABLE_II_RATES = [[0.5, 1.0], [1.0, 2.0], [2.0, 3.0], [3.0, 4.0], [3.0, 5.0], [3.0, 6.0], [0.3, 0.6, 0.9], [0.5, 1.0, 1.5]]
+TABLE_III_INPUTS = [
+    (0, [1, 1, 1, 7]),
+    (1, [1, 1, 1, 7]),
+    (2, [1, 1, 1, 7]),
+    (3, [1, 1, 1, 7]),
+    (1, [1, 2, 3, 4]),
+    (2, [1, 2, 3, 4]),
+    (3, [1, 2, 3, 4, 5]),
+    (3, [1, 3, 5, 7, 9]),
 ]
 
-# Table III: memory M, arrival rates, and T_i (share of admitted packets), printed to 4 places.
-# (The OCR shifted the first row one column; N = 4, M = 0, lambda = (1, 1, 1, 7).)
-TABLE_III = [
-    (0, [1, 1, 1, 7], [0.1, 0.1, 0.1, 0.7]),
-    (1, [1, 1, 1, 7], [0.1875, 0.1875, 0.1875, 0.4375]),
-    (2, [1, 1, 1, 7], [0.2273, 0.2273, 0.2273, 0.3182]),
-    (3, [1, 1, 1, 7], [0.25, 0.25, 0.25, 0.25]),
-    (1, [1, 2, 3, 4], [0.1286, 0.2286, 0.3000, 0.3429]),
-    (2, [1, 2, 3, 4], [0.1733, 0.2533, 0.2800, 0.2933]),
-    (3, [1, 2, 3, 4, 5], [0.1405, 0.1953, 0.2135, 0.2226, 0.2281]),
-    (3, [1, 3, 5, 7, 9], [0.1101, 0.2034, 0.2220, 0.2300, 0.2345]),
-]
+
+def _table_ii() -> list[tuple[list[float], float, list[float]]]:
+    """Table II (Pan, Prabhakar, Psounis 2000): rates, the Theory column's P0 and T_i (3 places)."""
+    rows = []
+    for k, rates in enumerate(TABLE_II_RATES, start=1):
+        printed = series("choke-2000", f"table2.row{k}.the")
+        rows.append((rates, printed["P0"].value, [printed[f"T{i}"].value for i in range(1, len(rates) + 1)]))
+    return rows
+
+
+def _table_iii() -> list[tuple[int, list[int], list[float]]]:
+    """Table III: memory M, rates, and T_i, the share of admitted packets (up to 4 places)."""
+    rows = []
+    for k, (memory, rates) in enumerate(TABLE_III_INPUTS, start=1):
+        printed = series("choke-2000", f"table3.row{k}")
+        rows.append((memory, rates, [printed[f"T{i}"].value for i in range(1, len(rates) + 1)]))
+    return rows
+
+
+TABLE_II = _table_ii()
+TABLE_III = _table_iii()
 
 
 def model_queue_scenario(queue: str, rates: list[float], link_mu: float, seconds: int, seed: int) -> str:

@@ -6,14 +6,17 @@ import math
 
 import pytest
 
+from aqmlab.reproduce.published import series
 from aqmlab.theory import dks_fcfs_telnet_delay, dks_fq_telnet_delay
 
 
 def test_the_limits_the_paper_prints_as_rho_goes_to_zero() -> None:
-    # (NW - 1/2)P for FCFS, NP/2 for FQ with delta = 0, P/2 for delta = P (N = 3, W = 5).
-    assert dks_fcfs_telnet_delay(0.0) == pytest.approx(14.5)
-    assert dks_fq_telnet_delay(0.0) == pytest.approx(1.5)
-    assert dks_fq_telnet_delay(0.0, delta_over_p=1.0) == pytest.approx(0.5)
+    # (NW - 1/2)P for FCFS, NP/2 for FQ with delta = 0, P/2 for delta = P (N = 3, W = 5), as
+    # printed in the text of Fig. 1 (scenarios/papers/dks-1989/published.toml, fig1.limit).
+    limit = {k: n.value for k, n in series("dks-1989", "fig1.limit").items()}
+    assert dks_fcfs_telnet_delay(0.0) == pytest.approx(limit["FCFS"])
+    assert dks_fq_telnet_delay(0.0) == pytest.approx(limit["FQ delta=0"])
+    assert dks_fq_telnet_delay(0.0, delta_over_p=1.0) == pytest.approx(limit["FQ delta=P"])
     # Continuous at 0 (the 1 - exp term is evaluated without cancellation).
     assert dks_fq_telnet_delay(1e-12, delta_over_p=1.0) == pytest.approx(0.5, rel=1e-9)
     for term in ("printed", "br"):

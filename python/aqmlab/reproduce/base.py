@@ -84,6 +84,9 @@ class Reference:
     trend: tuple[str, Callable[[pd.DataFrame], bool]] | None = None
     #: Why a "differs" here is expected or what causes it (for report.md).
     explanation: str = ""
+    #: The number's id in its paper's published.toml (``paper/key``; see
+    #: :mod:`aqmlab.reproduce.published`); "" for a claim without a number.
+    published: str = ""
 
 
 class Experiment:
@@ -97,6 +100,11 @@ class Experiment:
     #: Overrides that make a short version for the test suite (one seed, a few seconds).
     reduced: Mapping[str, str] = {"simulation.duration": "12s", "simulation.warmup": "2s"}
     notes: str = ""  # markdown: set-up choices worth reading before the numbers
+    #: True when :meth:`measure` needs the time series of ``[trace]`` (the ``series`` table:
+    #: each traced column's time average over the measurement window, per run). Such an
+    #: experiment runs each (condition, seed) itself rather than through the sweep store,
+    #: which keeps no series.
+    needs_series: bool = False
 
     def conditions(self) -> list[Condition]:
         raise NotImplementedError
@@ -105,7 +113,8 @@ class Experiment:
         """Quantities per run: columns ``condition, seed, quantity, value``.
 
         ``tables`` has the store's ``flows``, ``links`` and ``link_flows`` rows of every finished
-        run, each with a ``condition`` column.
+        run, each with a ``condition`` column; with :attr:`needs_series`, also ``series``:
+        ``condition, seed, probe, column, mean`` (probe ``link:NAME`` or ``flow:NAME``).
         """
         raise NotImplementedError
 
@@ -220,6 +229,7 @@ def compare(experiment: Experiment, summary: pd.DataFrame) -> pd.DataFrame:
                 "spread": f"{ref.spread[0]}: +-{ref.spread[1]:.4g}" if ref.spread else "",
                 "trend": ref.trend[0] if ref.trend else "",
                 "explanation": ref.explanation,
+                "published": ref.published,
                 "seeds": int(row["n"]),
             }
         )

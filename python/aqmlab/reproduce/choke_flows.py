@@ -10,17 +10,25 @@ from itertools import pairwise
 import pandas as pd
 
 from aqmlab.reproduce.base import Condition, Experiment, Reference, value_of
-from aqmlab.reproduce.choke import CHOKE_Q, PAPER, UDP_RATES_KBPS, save
+from aqmlab.reproduce.choke import CHOKE_Q, PAPER, PAPER_DIR, UDP_RATES_KBPS, num, save
+from aqmlab.reproduce.plots import half_width
+from aqmlab.reproduce.published import cite, series
 
 
-def occupancy(tables, link="bottleneck") -> pd.DataFrame:
-    """Mean packets of each flow waiting in ``link``'s queue, by Little's law: departures x mean
-    wait / window (packets dropped from the queue are left out, as in the paper's delays)."""
-    lf = tables["link_flows"]
-    lf = lf[lf["link"] == link].copy()
-    window = lf["sim_time_s"] - lf["measure_from_s"]
-    lf["occupancy"] = lf["departures"] * lf["mean_qdelay_s"].fillna(0) / window
-    return lf
+def occupancy(tables, link: str = "bottleneck") -> pd.DataFrame:
+    """Time-averaged packets of each flow in ``link``'s queue per run: ``condition, seed, flow,
+    pkts``, from the ``queued:FLOW`` columns of the trace (``queue_by_flow``). Packets that CHOKe
+    later removes from the queue count for as long as they wait, as they do in the buffer."""
+    series = tables["series"]
+    part = series[(series["probe"] == f"link:{link}") & series["column"].str.startswith("queued:")]
+    return pd.DataFrame(
+        {
+            "condition": part["condition"],
+            "seed": part["seed"],
+            "flow": part["column"].str.removeprefix("queued:"),
+            "pkts": part["mean"].astype(float),
+        }
+    )
 
 
 class Fig6(Experiment):
@@ -29,24 +37,30 @@ class Fig6(Experiment):
     title = "queue occupancy by flow as the UDP rate grows"
     source = "Fig. 6"
     scenario = "choke-2000/fig6.toml"
+    needs_series = True
     notes = """The Fig. 5 set-up. The paper plots the buffer's content by flow; we take each flow's mean
-number of waiting packets from Little's law (departures x mean queueing delay / window), which
-leaves out packets CHOKe removes from the queue, and report the UDP flow's share of the total."""
+number of packets in the bottleneck's buffer from the trace (sampled every 10 ms, averaged over
+the measurement window): a packet counts from its arrival until it leaves the buffer, by
+transmission or because CHOKe drops it as a matching candidate. `udp_queue_share` is the UDP
+flow's mean over the mean total. (Counting by Little's law from departures alone, as an earlier
+version did, leaves out the UDP packets CHOKe removes from the queue, most of the UDP flow's
+residence at high rates, and gave the UDP flow 1.6% of the buffer at 10 Mbps.)"""
 
     def conditions(self):
         return [Condition(f"udp={r}kbps", {"flow.udp.rate": f"{r}kbps"}) for r in UDP_RATES_KBPS]
 
     def measure(self, tables):
-        lf = occupancy(tables)
+        occ = occupancy(tables)
         rows = []
-        for (cond, seed), run in lf.groupby(["condition", "seed"], sort=False):
-            total = run["occupancy"].sum()
-            udp = run[run["flow"] == "udp"]["occupancy"].sum()
-            tcp = run[run["flow"].str.startswith("tcp")]["occupancy"]
+        for (cond, seed), run in occ.groupby(["condition", "seed"], sort=False):
+            total = float(run["pkts"].sum())
+            udp = float(run[run["flow"] == "udp"]["pkts"].sum())
+            tcp = run[run["flow"].str.startswith("tcp")]["pkts"]
             rows += [
                 (cond, seed, "udp_queue_share", udp / total if total else math.nan),
                 (cond, seed, "udp_queue_pkts", udp),
                 (cond, seed, "tcp_mean_queue_pkts", float(tcp.mean())),
+                (cond, seed, "queue_pkts", total),
             ]
         return pd.DataFrame(rows, columns=["condition", "seed", "quantity", "value"])
 
@@ -56,33 +70,57 @@ leaves out packets CHOKe removes from the queue, and report the UDP flow's share
             lambda s: _rises(s, "udp_queue_share", [f"udp={r}kbps" for r in UDP_RATES_KBPS]),
         )
         refs = [
-            Reference(
+            cite(
+                num("fig6.udp_share_bound"),
                 "udp_queue_share",
                 f"udp={r}kbps",
-                0.5,
-                "Fig. 6 (UDP never dominates the queue)",
-                "text",
-                bound="max",
                 trend=rising,
+                explanation="see the figure: the share by rate",
             )
             for r in UDP_RATES_KBPS
         ]
+        refs.append(
+            cite(
+                num("fig6.udp_share_high"),
+                "udp_queue_share",
+                f"udp={UDP_RATES_KBPS[-1]}kbps",
+                trend=rising,
+                explanation=(
+                    "the model's p_i -> 1/2 is the UDP flow's share of the time at the head of the queue in "
+                    "front CHOKe; in the simulated buffer the UDP flow holds somewhat less than half"
+                ),
+            )
+        )
         return refs
 
     def figures(self, measured, summary, outdir):
         import matplotlib.pyplot as plt
 
-        fig, ax = plt.subplots(figsize=(6, 3.5))
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
         conds = [f"udp={r}kbps" for r in UDP_RATES_KBPS]
-        ax.plot(UDP_RATES_KBPS, [value_of(summary, "udp_queue_pkts", c) for c in conds], "o-", label="UDP flow")
-        ax.plot(
-            UDP_RATES_KBPS, [value_of(summary, "tcp_mean_queue_pkts", c) for c in conds], "s--", label="mean TCP flow"
+        for q, style, label in (
+            ("udp_queue_pkts", "o-", "UDP flow"),
+            ("tcp_mean_queue_pkts", "s--", "mean TCP flow"),
+            ("queue_pkts", "^:", "all flows"),
+        ):
+            ys = [value_of(summary, q, c) for c in conds]
+            err = [half_width(summary, q, c) for c in conds]
+            axes[0].errorbar(UDP_RATES_KBPS, ys, yerr=err, fmt=style, capsize=2, label=label)
+        axes[0].set_ylabel("mean packets in the buffer")
+        ys = [value_of(summary, "udp_queue_share", c) for c in conds]
+        err = [half_width(summary, "udp_queue_share", c) for c in conds]
+        axes[1].errorbar(UDP_RATES_KBPS, ys, yerr=err, fmt="o-", capsize=2, label="aqmlab: UDP share (95% CI)")
+        axes[1].plot(
+            [UDP_RATES_KBPS[-1]], [num("fig6.udp_share_high").value], "kD", label="paper: about half (10 Mbps)"
         )
-        ax.set_xscale("log")
-        ax.set_xlabel("UDP arrival rate (kbps)")
-        ax.set_ylabel("mean packets in the queue")
-        ax.set_title("Fig. 6: queue occupancy by flow under CHOKe")
-        ax.legend()
+        axes[1].axhline(num("fig6.udp_share_bound").value, color="k", ls=":", lw=1, label="paper: never dominant")
+        axes[1].set_ylim(0, 1)
+        axes[1].set_ylabel("UDP share of the buffer")
+        for ax in axes:
+            ax.set_xscale("log")
+            ax.set_xlabel("UDP arrival rate (kbps)")
+            ax.legend(fontsize=7)
+        fig.suptitle("Fig. 6: queue occupancy by flow under CHOKe")
         return save(fig, outdir / "fig6")
 
 
@@ -91,61 +129,14 @@ def _rises(summary, quantity, conditions):
     return all(b >= a for a, b in pairwise(ys))
 
 
-# Table I of the paper, kbps, flows 0..25 (our tcp1..tcp25 and udp).
-T_R2_R3 = [
-    107.715,
-    117.993,
-    108.149,
-    114.630,
-    114.277,
-    33.654,
-    34.603,
-    33.464,
-    35.715,
-    33.789,
-    34.088,
-    37.396,
-    37.884,
-    33.979,
-    35.010,
-    33.898,
-    33.518,
-    34.169,
-    34.820,
-    34.820,
-    35.362,
-    35.823,
-    34.955,
-    33.816,
-    36.013,
-    740.311,
-]
-T_R3_R4 = [math.nan] * 5 + [
-    32.244,
-    33.328,
-    31.674,
-    34.576,
-    32.569,
-    32.216,
-    36.094,
-    36.637,
-    32.488,
-    33.193,
-    32.352,
-    31.837,
-    32.569,
-    32.949,
-    33.437,
-    34.359,
-    34.494,
-    33.138,
-    32.379,
-    34.522,
-    332.854,
-]
+#: Table I's links (the paper's column names) and our link directions.
+TABLE1_LINKS = {"r2-r3": "r2->r3", "r3-r4": "r3->r4", "r4-r5": "r4->r5"}
+#: Table I's groups of TCP flows by destination (flow ids 0-24).
+TABLE1_GROUPS = {"to_r3": range(5), "to_r4": range(5, 15), "to_r5": range(15, 25)}
 
 
 def _flow_name(k: int) -> str:
+    """Our name of Table I's flow k (0-24 TCP, 25 the UDP flow)."""
     return "udp" if k == 25 else f"tcp{k + 1}"
 
 
@@ -157,24 +148,31 @@ class Table1(Experiment):
     scenario = "choke-2000/table1.toml"
     notes = """R1-R2 10 Mbps, R2-R3 2 Mbps, R3-R4 1 Mbps, R4-R5 10 Mbps (the middle two derived from the
 table's sums), CHOKe everywhere. A flow's throughput on a link is the rate at which that link
-transmits its packets. The paper's values are one run; per-flow TCP numbers are compared with
-a 20% tolerance, aggregates with 10%."""
+transmits its packets. The paper's values are one run. The text's three numbers on the UDP flow
+are compared as `udp_loss:LINK` (its drops over its arrivals at that link) and
+`udp_share_of_capacity:r3->r4` (its arrival rate at R3 over R3-R4's 1 Mbps, as the paper
+computes its 74%)."""
 
     def conditions(self):
         return [Condition("choke")]
 
     def measure(self, tables):
         lf = tables["link_flows"]
-        lf = lf[lf["link"].isin(["r2->r3", "r3->r4"])].copy()
+        lf = lf[lf["link"].isin(list(TABLE1_LINKS.values()))].copy()
         window = lf["sim_time_s"] - lf["measure_from_s"]
         lf["kbps"] = lf["departures"] * 1000 * 8 / window / 1e3
+        lf["arrival_kbps"] = lf["arrivals"] * 1000 * 8 / window / 1e3
         rows = []
         for _, r in lf.iterrows():
             rows.append((r["condition"], r["seed"], f"{r['link']}:{r['flow']}", float(r["kbps"])))
-        groups = {"to_r3": range(5), "to_r4": range(5, 15), "to_r5": range(15, 25)}
+            if r["flow"] == "udp":
+                loss = float(r["drops"]) / float(r["arrivals"]) if r["arrivals"] else math.nan
+                rows.append((r["condition"], r["seed"], f"udp_loss:{r['link']}", loss))
+                if r["link"] == "r3->r4":
+                    rows.append((r["condition"], r["seed"], "udp_share_of_capacity:r3->r4", r["arrival_kbps"] / 1000))
         for (cond, seed, link), run in lf.groupby(["condition", "seed", "link"], sort=False):
             by_flow = dict(zip(run["flow"], run["kbps"]))
-            for g, ks in groups.items():
+            for g, ks in TABLE1_GROUPS.items():
                 vals = [by_flow.get(_flow_name(k), math.nan) for k in ks]
                 if not all(math.isnan(v) for v in vals):
                     rows.append((cond, seed, f"{link}:{g} total", sum(v for v in vals if not math.isnan(v))))
@@ -182,58 +180,43 @@ a 20% tolerance, aggregates with 10%."""
 
     def references(self):
         refs = []
-        for link, values in (("r2->r3", T_R2_R3), ("r3->r4", T_R3_R4)):
-            for k, v in enumerate(values):
-                if math.isnan(v):
-                    continue
-                tol = 0.10 if k == 25 else 0.20
-                why = (
-                    "one run in the paper; TCP details (flavour, timers) not given"
-                    if k < 25
-                    else "aqmlab's CHOKe drops more of the UDP flow on the first congested link (about 70% against the "
-                    "paper's 63%), and the TCP flows take the difference; how often the UDP flow matches depends on "
-                    "how much of the queue TCP holds, which rests on the TCP variant and RED parameters the paper "
-                    "does not state"
-                )
-                refs.append(
-                    Reference(
-                        f"{link}:{_flow_name(k)}", "choke", v, "Table I", "certain", tolerance=tol, explanation=why
-                    )
-                )
-            for g, ks in (("to_r3", range(5)), ("to_r4", range(5, 15)), ("to_r5", range(15, 25))):
-                vals = [values[k] for k in ks]
-                if not any(math.isnan(x) for x in vals):
-                    refs.append(
-                        Reference(
-                            f"{link}:{g} total",
-                            "choke",
-                            sum(vals),
-                            "Table I (sum)",
-                            "derived",
-                            explanation="aggregate of the per-flow values",
-                        )
-                    )
+        udp_why = (
+            "aqmlab's CHOKe drops more of the UDP flow on the first congested link (about 70% against the "
+            "paper's 63%), and the TCP flows take the difference; how often the UDP flow matches depends on "
+            "how much of the queue TCP holds, which rests on the TCP variant and RED parameters the paper "
+            "does not state"
+        )
+        for column, link in TABLE1_LINKS.items():
+            for member, n in series(PAPER_DIR, f"table1.{column}").items():
+                k = int(member)
+                why = "one run in the paper; TCP details (flavour, timers) not given" if k < 25 else udp_why
+                refs.append(cite(n, f"{link}:{_flow_name(k)}", "choke", explanation=why))
+            for group, n in series(PAPER_DIR, f"table1.sum.{column}").items():
+                refs.append(cite(n, f"{link}:{group} total", "choke", explanation="aggregate of the per-flow values"))
+        refs += [
+            cite(num("table1.text.udp_loss.r2-r3"), "udp_loss:r2->r3", "choke", explanation=udp_why),
+            cite(num("table1.text.udp_share.r3-r4"), "udp_share_of_capacity:r3->r4", "choke", explanation=udp_why),
+            cite(num("table1.text.udp_loss.r3-r4"), "udp_loss:r3->r4", "choke", explanation=udp_why),
+        ]
         return refs
 
     def figures(self, measured, summary, outdir):
         import matplotlib.pyplot as plt
 
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.5), sharey=True)
-        for ax, (link, values) in zip(axes, (("r2->r3", T_R2_R3), ("r3->r4", T_R3_R4))):
-            ks = [k for k, v in enumerate(values) if not math.isnan(v)]
-            ax.bar([k - 0.2 for k in ks], [values[k] for k in ks], 0.4, label="paper")
-            ax.bar(
-                [k + 0.2 for k in ks],
-                [value_of(summary, f"{link}:{_flow_name(k)}", "choke") for k in ks],
-                0.4,
-                label="aqmlab",
-            )
+        fig, axes = plt.subplots(1, 3, figsize=(14, 3.6), sharey=True)
+        for ax, (column, link) in zip(axes, TABLE1_LINKS.items()):
+            paper = {int(m): n.value for m, n in series(PAPER_DIR, f"table1.{column}").items()}
+            ks = sorted(paper)
+            means = [value_of(summary, f"{link}:{_flow_name(k)}", "choke") for k in ks]
+            err = [half_width(summary, f"{link}:{_flow_name(k)}", "choke") for k in ks]
+            ax.bar(ks, means, 0.7, yerr=err, capsize=1.5, color="C0", label="aqmlab (95% CI)")
+            ax.plot(ks, [paper[k] for k in ks], "kD", ms=3.5, label="paper")
             ax.set_yscale("log")
-            ax.set_title(f"link {link}")
+            ax.set_title(f"link {column.upper()}")
             ax.set_xlabel("flow (0-24 TCP, 25 UDP)")
         axes[0].set_ylabel("throughput (kbps)")
-        axes[0].legend()
-        fig.suptitle("Table I: throughput per flow on each congested link")
+        axes[0].legend(fontsize=7)
+        fig.suptitle("Table I: throughput per flow on each link")
         return save(fig, outdir / "table1")
 
 
@@ -315,9 +298,13 @@ class Fig9(Experiment):
     title = "five misbehaving UDP flows: basic CHOKe against CHOKe with five drops"
     source = "Fig. 9"
     scenario = "choke-2000/fig9.toml"
+    needs_series = True
     notes = """32 TCP and 5 UDP flows of equal rate (each swept from 100 kbps to 2 Mbps [UNSPEC: the
 paper's axis values are not legible; these span its range]). Basic CHOKe (one candidate) against
-"CHOKe with 5 drops" (four candidates). The paper prints no numbers: the rows check its claims."""
+"CHOKe with 5 drops" (four candidates). The paper prints one number, each UDP flow's share of
+the queue under basic CHOKe ("around 20%"): `udp_queue_share_each` is the mean over the five UDP
+flows of each one's time-averaged packets in the buffer over the buffer's mean content (the
+trace, as in Fig. 6), compared at the highest rate; the other rows check its claims."""
 
     def conditions(self):
         out = []
@@ -329,7 +316,16 @@ paper's axis values are not legible; these span its range]). Basic CHOKe (one ca
     def measure(self, tables):
         from aqmlab.reproduce.choke import measure_group_throughput
 
-        return measure_group_throughput(tables)
+        occ = occupancy(tables)
+        rows = []
+        for (cond, seed), run in occ.groupby(["condition", "seed"], sort=False):
+            total = float(run["pkts"].sum())
+            udp = run[run["flow"].isin(UDPS)]["pkts"]
+            if total > 0:
+                rows.append((cond, seed, "udp_queue_share_each", float(udp.mean()) / total))
+                rows.append((cond, seed, "udp_queue_share", float(udp.sum()) / total))
+        shares = pd.DataFrame(rows, columns=["condition", "seed", "quantity", "value"])
+        return pd.concat([measure_group_throughput(tables), shares], ignore_index=True)
 
     def references(self):
         udp = lambda s, c: value_of(s, "udp_throughput_kbps", c)
@@ -351,6 +347,12 @@ paper's axis values are not legible; these span its range]). Basic CHOKe (one ca
         )
         why = "claim checked on the simulated means"
         return [
+            cite(
+                num("fig9.udp_queue_share_each"),
+                "udp_queue_share_each",
+                f"basic udp={FIG9_RATES_KBPS[-1]}kbps",
+                explanation="see the figure: each UDP flow's share of the buffer by rate",
+            ),
             Reference(
                 "udp_throughput_kbps",
                 f"basic udp={FIG9_RATES_KBPS[-1]}kbps",

@@ -2,10 +2,9 @@
 1989: the six benchmark scenarios of section 4 under the six policy pairs of its Table 1, and
 the Telnet delay-throughput curves of Fig. 1 (section 2.3).
 
-The paper's tables survive only as a poor OCR. The numbers below are those of the digest
-(``reference.toml [dks.*]``) with its certainty: ``probable`` values are compared with a
-tolerance, ``uncertain`` ones with a wide one or, where the digest says their column is unclear,
-only through the paper's qualitative finding (``trend``; the number is kept in the row's source).
+The paper's tables survive only as a poor scan. Their numbers, with how each was read and how
+certain the reading is, are in ``scenarios/papers/dks-1989/published.toml``; every row here
+compares one of them (or one of the text's claims).
 """
 
 from __future__ import annotations
@@ -21,9 +20,17 @@ import pandas as pd
 
 from aqmlab.reproduce.base import Condition, Experiment, Reference, value_of
 from aqmlab.reproduce.plots import save
+from aqmlab.reproduce.published import Number, cite, number, series
 
 PAPER = "Demers, Keshav, Shenker, Analysis and Simulation of a Fair Queueing Algorithm, SIGCOMM 1989"
+PAPER_DIR = "dks-1989"
 NAN = math.nan
+
+
+def num(key: str) -> Number:
+    """A published number of the paper (scenarios/papers/dks-1989/published.toml)."""
+    return number(PAPER_DIR, key)
+
 
 #: The paper's measurement window and the gateway line it implies: 56 kbps carries 3500
 #: packets of 1000 bytes in 500 s. Counts are reported per 500 s (reduced runs are scaled).
@@ -117,6 +124,12 @@ def per_run_flow_rows(flows: pd.DataFrame, groups: Mapping[str, Sequence[str]]) 
                     rows.append((cond, seed, f"{metric}:{group}#{k}", v))
                 if present:
                     rows.append((cond, seed, f"{metric}:{group} mean", float(np.mean(present))))
+            # The group's sources by throughput, largest first (ties in column order): each
+            # metric of the source that ranks k-th, so that a source keeps its identity.
+            order = sorted(names, key=lambda n: -values["throughput"].get(n, -math.inf))
+            for k, name in enumerate(order, start=1):
+                for metric in METRICS:
+                    rows.append((cond, seed, f"{metric}:{group}@thr#{k}", values[metric].get(name, NAN)))
             thr = [values["throughput"].get(n, 0.0) for n in names]
             rows.append((cond, seed, f"total_throughput:{group}", float(np.sum(thr))))
             if sum(thr) > 0:
@@ -134,18 +147,35 @@ def frame(rows: list[tuple]) -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Published:
-    """One policy's published values of one metric for a group of sources."""
+    """One policy's published values of one metric for a group of sources (from the file)."""
 
     metric: str
     policy: str
+    #: The group's name ("" for sources compared one by one).
     group: str
-    values: Sequence[float]
-    certainty: str  # probable, uncertain, certain
-    #: rank: compare by rank (all readable); mean: each with the group mean; per_flow: with
-    #: the source of the same column (``names``); trend: only the qualitative finding.
-    pairing: str = "rank"
-    names: Sequence[str] = ()
-    note: str = ""
+    #: The readable numbers, by our source name, in the table's column order.
+    numbers: Mapping[str, Number]
+    #: How a number finds its simulated counterpart:
+    #: ``rank``: the k-th largest published value against the mean over seeds of our k-th
+    #: largest (for throughput: which interchangeable source wins is chance; unreadable cells
+    #: count as the smallest);
+    #: ``throughput_rank``: the source's value against the same metric of our source whose
+    #: throughput ranks as the published source's does (a source keeps its identity across the
+    #: rows; a source whose throughput is unreadable is compared with ours of the same column);
+    #: ``per_flow``: the source against ours of the same name.
+    pairing: str
+
+
+def group_published(scenario: str, metric: str, policy: str, groups: Mapping[str, Sequence[str]]) -> list[Published]:
+    """A policy's numbers of one metric from the file, split into the scenario's groups."""
+    found = series(PAPER_DIR, f"{scenario}.{metric}.{policy}")
+    out = []
+    for group, names in groups.items():
+        mine = {n: found[n] for n in names if n in found}
+        if mine:
+            pairing = "rank" if metric == "throughput" else "throughput_rank"
+            out.append(Published(metric, policy, group, mine, pairing))
+    return out
 
 
 def _spread(metric: str, value: float) -> tuple[str, float] | None:
@@ -158,52 +188,47 @@ def _spread(metric: str, value: float) -> tuple[str, float] | None:
     return None
 
 
+def throughput_ranks(published: Sequence[Published]) -> dict[tuple[str, str], dict[str, int]]:
+    """{(policy, group): {source: rank}} of the readable published throughputs (1 = largest;
+    ties in column order)."""
+    out = {}
+    for pub in published:
+        if pub.metric == "throughput" and pub.group:
+            order = sorted(pub.numbers, key=lambda n: -pub.numbers[n].value)
+            out[(pub.policy, pub.group)] = {n: k for k, n in enumerate(order, start=1)}
+    return out
+
+
+def paired_quantity(pub: Published, name: str, ranks: Mapping[tuple[str, str], Mapping[str, int]]) -> str:
+    """The simulated quantity a published number of ``name`` is compared with."""
+    if pub.pairing == "rank":
+        order = sorted(pub.numbers, key=lambda n: -pub.numbers[n].value)
+        return f"{pub.metric}:{pub.group}#{order.index(name) + 1}"
+    if pub.pairing == "throughput_rank":
+        rank = ranks.get((pub.policy, pub.group), {}).get(name)
+        if rank is not None:
+            return f"{pub.metric}:{pub.group}@thr#{rank}"
+    return f"{pub.metric}:{name}"
+
+
 def references_from(
-    table: str,
     published: Sequence[Published],
     trends: Mapping[str, tuple[str, Callable[[pd.DataFrame], bool]]],
     explain: Callable[[Published], str],
 ) -> list[Reference]:
-    """One Reference per readable published value. ``trends[policy]`` is the paper's finding
-    for that policy's rows; ``explain`` gives the reason a row may differ."""
+    """One row per published number. ``trends[policy]`` is the paper's finding for that
+    policy's rows; ``explain`` gives the reason a row may differ."""
+    ranks = throughput_ranks(published)
     refs = []
     for pub in published:
-        source = f"{table}, {pub.policy}" + (f" ({pub.note})" if pub.note else "")
-        trend = trends.get(pub.policy)
-        if pub.pairing == "trend":
-            shown = ", ".join("?" if math.isnan(v) else f"{v:g}" for v in pub.values)
+        for name, n in pub.numbers.items():
             refs.append(
-                Reference(
-                    f"{pub.metric}:{pub.group}",
+                cite(
+                    n,
+                    paired_quantity(pub, name, ranks),
                     pub.policy,
-                    NAN,
-                    f"{source}: {shown}",
-                    pub.certainty,
-                    trend=trend,
-                    explanation=explain(pub),
-                )
-            )
-            continue
-        readable = [v for v in pub.values if not math.isnan(v)]
-        if pub.pairing == "rank":
-            assert len(readable) == len(pub.values), pub
-            pairs = [
-                (f"{pub.metric}:{pub.group}#{k}", v) for k, v in enumerate(sorted(readable, reverse=True), start=1)
-            ]
-        elif pub.pairing == "mean":
-            pairs = [(f"{pub.metric}:{pub.group} mean", v) for v in readable]
-        else:  # per_flow
-            pairs = [(f"{pub.metric}:{n}", v) for n, v in zip(pub.names, pub.values) if not math.isnan(v)]
-        for quantity, v in pairs:
-            refs.append(
-                Reference(
-                    quantity,
-                    pub.policy,
-                    v,
-                    source,
-                    pub.certainty,
-                    spread=_spread(pub.metric, v),
-                    trend=trend,
+                    spread=_spread(pub.metric, n.value),
+                    trend=trends.get(pub.policy),
                     explanation=explain(pub),
                 )
             )
@@ -265,63 +290,58 @@ class DksScenario(Experiment):
         return []
 
     def references(self):
-        return (
-            references_from(f"Scenario {self.number} table", self.published(), self.trends(), self.explain)
-            + self.claims()
-        )
+        return references_from(self.published(), self.trends(), self.explain) + self.claims()
 
     def figures(self, measured, summary, outdir):
         return policy_figure(self, summary, outdir / f"scenario{self.number}")
 
 
 def policy_figure(exp: DksScenario, summary: pd.DataFrame, stem: Path) -> list[Path]:
-    """Throughput and RTT per source (ranked within groups) and policy, paper values as marks."""
+    """Throughput and RTT per source and policy: aqmlab's mean over seeds (bars, 95% intervals)
+    and the paper's value of the same row (black marks). In a group of interchangeable sources,
+    bar k is the k-th largest throughput and, below, the RTT of that same source."""
     import matplotlib.pyplot as plt
 
+    from aqmlab.reproduce.plots import half_width
+
     groups = exp.groups if exp.figure_groups is None else exp.figure_groups
-    pubs = exp.published()
-    slots: list[tuple[str, str, int | None]] = []  # (label, group, rank) in column order
+    paper = {(r.quantity, r.condition): r.value for r in exp.references() if not math.isnan(r.value)}
+    slots: list[tuple[str, str]] = []  # (label, suffix of the quantity) in column order
     seen = set()
     for name in exp.columns:
         group = next((g for g, names in groups.items() if name in names), None)
         if group is None:
-            slots.append((name, name, None))
+            slots.append((name, name))
         elif group not in seen:
             seen.add(group)
-            for k in range(1, len(groups[group]) + 1):
-                slots.append((f"{group}#{k}", group, k))
+            slots += [(f"{group}#{k}", f"{group}#{k}") for k in range(1, len(groups[group]) + 1)]
     fig, axes = plt.subplots(2, 1, figsize=(max(7, 1.2 * len(exp.policies) * len(slots) / 3), 6.5), sharex=True)
     width = 0.8 / len(slots)
+    marked = False
     for ax, metric, ylabel in ((axes[0], "throughput", "packets in 500 s"), (axes[1], "rtt", "mean RTT (s)")):
-        for j, (label, group, rank) in enumerate(slots):
-            q = f"{metric}:{label}"
+        for j, (label, suffix) in enumerate(slots):
+            q = f"{metric}:{suffix}"
+            if metric != "throughput" and "#" in suffix:
+                q = f"{metric}:{suffix.replace('#', '@thr#')}"
             means = [value_of(summary, q, c) for c in exp.policies]
+            err = [half_width(summary, q, c) for c in exp.policies]
             xs = [i + (j - (len(slots) - 1) / 2) * width for i in range(len(exp.policies))]
-            ax.bar(xs, means, width * 0.95, label=label, color=f"C{j % 10}")
+            ax.bar(xs, means, width * 0.95, yerr=err, capsize=1.5, label=label, color=f"C{j % 10}")
             for i, policy in enumerate(exp.policies):
-                paper = _paper_value([p for p in pubs if p.metric == metric and p.policy == policy], group, label, rank)
-                if paper is not None and not math.isnan(paper):
-                    ax.plot([xs[i]], [max(paper, 1e-3) if metric == "rtt" else paper], "k_", ms=9, mew=2)
+                value = paper.get((q, policy))
+                if value is not None:
+                    y = max(value, 1e-3) if metric == "rtt" else value
+                    ax.plot([xs[i]], [y], "k_", ms=9, mew=2, label=None if marked else "paper")
+                    marked = True
         ax.set_ylabel(ylabel)
         if metric == "rtt":
             ax.set_yscale("log")
     axes[1].set_xticks(range(len(exp.policies)), exp.policies)
-    axes[0].legend(fontsize=7, ncol=min(len(slots), 8))
-    marks = "paper (black marks)" if pubs else "no paper values (table unreadable)"
-    ranked = "\nNAME#k: the k-th largest of its group, ranked in each panel" if groups else ""
+    axes[0].legend(fontsize=7, ncol=min(len(slots) + 1, 8))
+    marks = "paper (black marks)" if paper else "no paper values (table unreadable)"
+    ranked = "\nNAME#k: the k-th largest throughput of its group; below, that source's RTT" if groups else ""
     axes[0].set_title(f"DKS 1989 scenario {exp.number}: aqmlab mean over seeds (bars), {marks}{ranked}", fontsize=10)
     return save(fig, stem)
-
-
-def _paper_value(pubs: Sequence[Published], group: str, label: str, rank: int | None) -> float | None:
-    """The paper's value drawn for one bar: the rank-th largest of its group, or its own column."""
-    for pub in pubs:
-        if rank is not None and pub.group == group and pub.pairing == "rank":
-            ordered = sorted(pub.values, reverse=True)
-            return ordered[rank - 1] if rank <= len(ordered) else None
-        if rank is None and pub.pairing == "per_flow" and label in pub.names:
-            return pub.values[list(pub.names).index(label)]
-    return None
 
 
 def _v(s, q, c):
@@ -356,17 +376,7 @@ mean RTT of the two Telnets."""
         )
         why_fair = "see the figure: one policy's FTPs do not split the line evenly"
         refs = [
-            Reference(
-                "jain:ftp",
-                p,
-                1.0,
-                "Scenario 1 text: 'all of the algorithms provide fair bandwidth allocation'",
-                "text",
-                tolerance=0.02,
-                trend=fair,
-                explanation=why_fair,
-            )
-            for p in POLICIES
+            cite(num("s1.jain_ftp"), "jain:ftp", p, tolerance=0.02, trend=fair, explanation=why_fair) for p in POLICIES
         ]
 
         def low(fq):
@@ -413,64 +423,7 @@ mean RTT of the two Telnets."""
 
 # Scenario 2 ------------------------------------------------------------------------------------
 
-S2_THROUGHPUT = {
-    "G/FCFS": ([1154, 1159, 1149, 15, NAN, NAN], [18, 31], "uncertain"),
-    "G/FQ": ([838, 178, 591, 600, 615, 621], [96, 98], "probable"),
-    "JK/FCFS": ([582, 583, NAN, 585, 583, 582], [3, 0], "uncertain"),
-    "JK/FQ": ([574, 579, 546, 584, 599, 601], [87, 96], "probable"),
-    "DEC/DEC": ([582] * 6, [89, 90], "probable"),
-    "DEC/FQbit": ([582] * 6, [105, 97], "uncertain"),
-}
-S2_RTT = {
-    "G/FCFS": ([4.00, 2.18, 2.16, 2.18, NAN, 1.14], [NAN, NAN], "uncertain"),
-    "G/FQ": ([1.68, 3.31, 4.88, 4.83, 4.53, 4.47], [0.079, 0.078], "probable"),
-    "JK/FCFS": ([1.85, 1.93, 1.93, 1.85, 1.93, 1.85], [NAN, NAN], "probable"),
-    "JK/FQ": ([1.75, 1.78, 1.79, 1.80, 2.20, 2.16], [0.091, 0.085], "probable"),
-    "DEC/DEC": ([0.859, 0.859, 0.859, 0.859, 0.858, 0.859], [0.778, 0.783], "probable"),
-    "DEC/FQbit": ([0.860] * 6, [0.089, 0.082], "probable"),
-}
-S2_RETX = {
-    "G/FCFS": ([43, 10, 2, 17, NAN, NAN], [NAN, NAN], "uncertain"),
-    "G/FQ": ([73, 224, 176, NAN, NAN, 159], [2, NAN], "uncertain"),
-    "JK/FCFS": ([57] * 6, [NAN, NAN], "probable"),
-    "JK/FQ": ([83, 80, 60, NAN, 61, 61], [0, NAN], "uncertain"),
-    "DEC/DEC": ([0] * 6, [0, 0], "probable"),
-    "DEC/FQbit": ([0] * 6, [2, 3], "probable"),
-}
-S2_DROPS = {
-    "G/FCFS": ([26, 5, 11, 15, 2, NAN], [NAN, NAN], "uncertain"),
-    "G/FQ": ([33, 88, 139, 106, 167, 98], [0, 0], "uncertain"),
-    "JK/FCFS": ([NAN, NAN, NAN, NAN, 80, 80], [NAN, NAN], "uncertain"),
-    "JK/FQ": ([80, 78, 48, 61, 57, 54], [0, 0], "probable"),
-    "DEC/DEC": ([0] * 6, [0, 0], "certain"),
-    "DEC/FQbit": ([0] * 6, [0, 0], "probable"),
-}
-
-
-def _group_published(table: Mapping[str, tuple], metric: str, unclear: Sequence[str] = ()) -> list[Published]:
-    """Published rows for the FTP and Telnet groups of scenarios 1-2 from {policy: (ftp, telnet, certainty)}."""
-    out = []
-    for policy, (ftp, telnet, certainty) in table.items():
-        for group, values in (("ftp", ftp), ("telnet", telnet)):
-            if all(math.isnan(v) for v in values):
-                continue
-            if policy in unclear:
-                pairing = "trend"
-            elif any(math.isnan(v) for v in values):
-                pairing = "mean"
-            else:
-                pairing = "rank"
-            note = "column placement unclear: trend only" if pairing == "trend" else ""
-            if (metric, policy, group) == ("throughput", "JK/FCFS", "ftp"):
-                # The sixth is unreadable but "~58x": all six lie within 582-589, so ranking the
-                # five readable ones 1-5 moves none by more than a few packets.
-                values, pairing, note = (
-                    [v for v in values if not math.isnan(v)],
-                    "rank",
-                    "column 3 (~58x) unreadable: ranks 1-5",
-                )
-            out.append(Published(metric, policy, group, values, certainty, pairing, note=note))
-    return out
+METRIC_NAMES = ("throughput", "rtt", "retx", "drops")
 
 
 class Scenario2(DksScenario):
@@ -485,9 +438,9 @@ class Scenario2(DksScenario):
         + """
 
 Scenario 2 is the one whose buffer (15) the paper states. G/FCFS's columns are hard to place
-(the digest cannot tell which of 15, 18 and 31 belong to FTPs 4-6 or the Telnets, nor how the
-RTT, retransmission and drop columns line up), so only its three winners' throughputs are
-compared as numbers and the rest through the segregation finding. The G/FQ claim that the
+(the scan does not tell which of 15, 18 and 31 belong to FTPs 4-6 or the Telnets, nor how the
+RTT, retransmission and drop columns line up); its numbers are compared as printed, FTP
+throughputs by rank among the readable ones. The G/FQ claim that the
 "useful bandwidth (rate of nonduplicate packets) is 12% below optimal" is compared as
 `useful_deficit` = 1 - (non-duplicate FTP packets delivered) / 3500. The "factor of 9" by which
 DEC/FQbit lowers the Telnet delay is `telnet_rtt_ratio` = DEC/DEC's mean Telnet RTT over
@@ -495,35 +448,12 @@ DEC/FQbit's, same seed."""
     )
 
     def published(self):
-        pubs = []
-        for metric, table in (("throughput", S2_THROUGHPUT), ("rtt", S2_RTT), ("retx", S2_RETX), ("drops", S2_DROPS)):
-            unclear = ("G/FCFS",) if metric != "throughput" else ()
-            pubs += _group_published(table, metric, unclear)
-        # G/FCFS throughput: the three winners are certain to be the three largest; 15, 18, 31 are not placed.
-        pubs = [p for p in pubs if not (p.metric == "throughput" and p.policy == "G/FCFS")]
-        pubs.append(
-            Published(
-                "throughput",
-                "G/FCFS",
-                "ftp",
-                [1159, 1154, 1149],
-                "uncertain",
-                "rank",
-                note="the three winners are ranks 1-3; 15, 18 and 31 not placed",
-            )
-        )
-        pubs.append(
-            Published(
-                "throughput",
-                "G/FCFS",
-                "losers",
-                [15, 18, 31],
-                "uncertain",
-                "trend",
-                note="FTPs 4-6 and Telnets, placement unclear",
-            )
-        )
-        return pubs
+        return [
+            p
+            for metric in METRIC_NAMES
+            for policy in POLICIES
+            for p in group_published("s2", metric, policy, self.groups)
+        ]
 
     def extra(self, tables):
         f = tables["flows"]
@@ -583,32 +513,24 @@ DEC/FQbit's, same seed."""
     def claims(self):
         t = self.trends()
         return [
-            Reference(
+            cite(
+                num("s2.text.useful_deficit"),
                 "useful_deficit",
                 "G/FQ",
-                0.12,
-                "Scenario 2 text: useful bandwidth 12% below optimal",
-                "text",
-                tolerance=0.25,
                 trend=t["G/FQ"],
                 explanation=S2_WHY.get(("G/FQ", "useful"), ""),
             ),
-            Reference(
+            cite(
+                num("s2.text.telnet_delay_factor"),
                 "telnet_rtt_ratio",
                 "DEC/FQbit",
-                9.0,
-                "Scenario 2 text: Telnet delay lowered by a factor of 9",
-                "text",
-                tolerance=0.25,
                 trend=t["DEC/FQbit"],
                 explanation=S2_WHY.get(("DEC/FQbit", "ratio"), ""),
             ),
-            Reference(
+            cite(
+                num("s2.text.jain_ftp.JK/FCFS"),
                 "jain:ftp",
                 "JK/FCFS",
-                1.0,
-                "Scenario 2 text: JK/FCFS 'produces fair bandwidth allocation among the FTP sources'",
-                "text",
                 tolerance=0.05,
                 trend=t["JK/FCFS"],
                 explanation=S2_WHY.get(("JK/FCFS", "*"), ""),
@@ -668,40 +590,6 @@ S2_WHY: dict[tuple[str, str], str] = {
 
 # Scenario 3 ------------------------------------------------------------------------------------
 
-S3 = {  # metric: {policy: ([ftp1, telnet2, ill3], certainty)}
-    "throughput": {
-        "G/FCFS": ([NAN, 11, 3497], "uncertain"),
-        "G/FQ": ([3491, NAN, 8], "probable"),
-        "JK/FCFS": ([0, 0, 3500], "probable"),
-        "JK/FQ": ([3489, 110, 6], "probable"),
-        "DEC/DEC": ([166, 0, 3334], "probable"),
-        "DEC/FQbit": ([3493, NAN, 3], "probable"),
-    },
-    "rtt": {
-        "G/FCFS": ([13.62, 2.87, NAN], "uncertain"),
-        "G/FQ": ([0.716, 0.080, NAN], "probable"),
-        "JK/FCFS": ([NAN, 8.87, NAN], "uncertain"),
-        "JK/FQ": ([0.716, 0.085, NAN], "probable"),
-        "DEC/DEC": ([3.00, 2.99, NAN], "probable"),
-        "DEC/FQbit": ([0.641, 0.080, NAN], "uncertain"),
-    },
-    "retx": {
-        "G/FCFS": ([7, 139, NAN], "uncertain"),
-        "G/FQ": ([0, 0, NAN], "uncertain"),
-        "JK/FCFS": ([2, 0, NAN], "uncertain"),
-        "JK/FQ": ([0, 0, NAN], "uncertain"),
-        "DEC/DEC": ([0, 0, NAN], "uncertain"),
-        "DEC/FQbit": ([0, 0, NAN], "uncertain"),
-    },
-    "drops": {
-        "G/FCFS": ([7, 127, 3504], "probable"),
-        "G/FQ": ([0, NAN, 6955], "probable"),
-        "JK/FCFS": ([2, NAN, 3500], "probable"),
-        "JK/FQ": ([0, NAN, 6994], "probable"),
-        "DEC/DEC": ([0, NAN, 3407], "uncertain"),
-        "DEC/FQbit": ([0, NAN, 6997], "probable"),
-    },
-}
 S3_FLOWS = ["ftp1", "telnet2", "ill3"]
 #: The ill-behaved source's max-min fair share: half the line (the Telnet needs 0.1% of it).
 S3_FAIR = LINE_PKTS / 2
@@ -728,18 +616,29 @@ Telnet 0 where readable"), uncertain."""
 
     def published(self):
         out = []
-        for metric, table in S3.items():
-            for policy, (values, certainty) in table.items():
-                out.append(Published(metric, policy, "", values, certainty, "per_flow", names=S3_FLOWS))
+        for metric in METRIC_NAMES:
+            for policy in POLICIES:
+                found = series(PAPER_DIR, f"s3.{metric}.{policy}")
+                if found:
+                    out.append(Published(metric, policy, "", found, "per_flow"))
         return out
+
+    def measure(self, tables):
+        # The ill-behaved source gets no ACKs, so it has no RTT of its own: its row is the mean
+        # one-way delay of its delivered packets (an ACK of 40 bytes would add 6 ms on the
+        # 56 kbps return line, nothing beside the seconds to minutes these packets wait).
+        rows = [r for r in per_run_flow_rows(tables["flows"], self.groups) if r[2] != "rtt:ill3"]
+        return frame(rows + self.extra(tables))
 
     def extra(self, tables):
         rows = []
         for (cond, seed), run in tables["flows"].groupby(["condition", "seed"], sort=False):
             scale = WINDOW_S / _window(run)
-            by = run.set_index("name")["delivered_pkts"].astype(float) * scale
-            rows.append((cond, seed, "ill_share", float(by["ill3"]) / S3_FAIR))
-            rows.append((cond, seed, "ftp_share", float(by["ftp1"]) / S3_FAIR))
+            by = run.set_index("name")
+            delivered = by["delivered_pkts"].astype(float) * scale
+            rows.append((cond, seed, "ill_share", float(delivered["ill3"]) / S3_FAIR))
+            rows.append((cond, seed, "ftp_share", float(delivered["ftp1"]) / S3_FAIR))
+            rows.append((cond, seed, "rtt:ill3", float(by.loc["ill3", "mean_delay_s"])))
         return rows
 
     def trends(self):
@@ -766,41 +665,15 @@ Telnet 0 where readable"), uncertain."""
         t = self.trends()
         refs = []
         for p in ("G/FQ", "JK/FQ", "DEC/FQbit"):
+            refs.append(cite(num("s3.text.ill_share"), "ill_share", p, trend=t[p]))
             refs.append(
-                Reference(
-                    "ill_share",
-                    p,
-                    1.0,
-                    "Scenario 3 text: 'the ill-behaved host gets much less than its fair share'",
-                    "text",
-                    bound="max",
-                    trend=t[p],
-                )
-            )
-            refs.append(
-                Reference(
-                    "ftp_share",
-                    p,
-                    0.98,
-                    "Scenario 3 text: the FTP and Telnet 'obtain their fair share'",
-                    "text",
-                    bound="min",
-                    trend=t[p],
-                    explanation="see the FTP's throughput rows",
+                cite(
+                    num("s3.text.ftp_share_fq"), "ftp_share", p, trend=t[p], explanation="see the FTP's throughput rows"
                 )
             )
         for p in ("G/FCFS", "JK/FCFS", "DEC/DEC"):
             refs.append(
-                Reference(
-                    "ftp_share",
-                    p,
-                    0.05,
-                    "Scenario 3 text: with FCFS the FTP is 'essentially shut out'",
-                    "text",
-                    bound="max",
-                    trend=t[p],
-                    explanation=S3_WHY.get((p, "*"), ""),
-                )
+                cite(num("s3.text.ftp_share_fcfs"), "ftp_share", p, trend=t[p], explanation=S3_WHY.get((p, "*"), ""))
             )
         return refs
 
@@ -877,21 +750,11 @@ the compared numbers stay those of the neutral layout."""
         ]
 
     def published(self):
-        data = {
-            ("throughput", "FQ"): ([1162, 12], [1163, 1163], "probable"),
-            ("throughput", "FCFS"): ([1182, 1182], [569, 567], "probable"),
-            ("rtt", "FQ"): ([2.15, 2.81], [2.14, 2.14], "probable"),
-            ("rtt", "FCFS"): ([2.11, 2.11], [2.07, 2.16], "probable"),
-            ("retx", "FCFS"): ([0, 0], [47, 47], "uncertain"),
-            ("drops", "FCFS"): ([0, 0], [48, 48], "uncertain"),
-            ("drops", "FQ"): ([NAN, NAN], [2, 2], "uncertain"),
-        }
         out = []
-        for (metric, policy), (gen, jk, cert) in data.items():
-            for group, values in (("generic", gen), ("jk", jk)):
-                if all(math.isnan(v) for v in values):
-                    continue
-                out.append(Published(metric, policy, group, values, cert, "rank"))
+        for metric in METRIC_NAMES:
+            for policy in ("FCFS", "FQ"):
+                if series(PAPER_DIR, f"s4.{metric}.{policy}"):
+                    out += group_published("s4", metric, policy, self.groups)
         return out
 
     def trends(self):
@@ -925,25 +788,14 @@ the compared numbers stay those of the neutral layout."""
     def claims(self):
         t = self.trends()
         return [
-            Reference(
+            cite(
+                num("s4.sum.jk_FQ"),
                 "total_throughput:jk",
                 "FQ",
-                2326,
-                "Scenario 4 table (JK pair under FQ: 1163 + 1163)",
-                "probable",
-                tolerance=0.10,
                 trend=t["FQ"],
                 explanation=S4_WHY.get(("FQ", "*"), ""),
             ),
-            Reference(
-                "total_throughput:generic",
-                "FCFS",
-                2364,
-                "Scenario 4 table (generic pair under FCFS: 1182 + 1182)",
-                "probable",
-                tolerance=0.10,
-                trend=t["FCFS"],
-            ),
+            cite(num("s4.sum.generic_FCFS"), "total_throughput:generic", "FCFS", trend=t["FCFS"]),
             Reference(
                 "throughput:generic#2",
                 S4_SHARED,
@@ -973,24 +825,6 @@ S4_WHY: dict[tuple[str, str], str] = {
 
 # Scenario 5 ------------------------------------------------------------------------------------
 
-S5 = {
-    "throughput": {
-        "G/FCFS": [2500, 2500, 2500, 1000],
-        "G/FQ": [1750] * 4,
-        "JK/FCFS": [2500, 2500, 2500, 1000],
-        "JK/FQ": [1750] * 4,
-        "DEC/DEC": [2395, 2406, 2377, 783],
-        "DEC/FQbit": [1750] * 4,
-    },
-    "rtt": {
-        "G/FCFS": [1.00, 1.00, 1.00, 2.5],
-        "G/FQ": [1.43] * 4,
-        "JK/FCFS": [1.00, 1.00, 1.00, 2.5],
-        "JK/FQ": [1.43] * 4,
-        "DEC/DEC": [0.617, 0.626, 0.618, 1.55],
-        "DEC/FQbit": [1.43] * 4,
-    },
-}
 S5_FLOWS = ["ftp1", "ftp2", "ftp3", "ftp4"]
 #: Each line's max-min fair share for the long path: two conversations share 3500 packets.
 S5_FAIR = LINE_PKTS / 2
@@ -1018,9 +852,11 @@ sources."""
 
     def published(self):
         out = []
-        for metric, table in S5.items():
-            for policy, values in table.items():
-                out.append(Published(metric, policy, "", values, "probable", "per_flow", names=S5_FLOWS))
+        for metric in METRIC_NAMES:
+            for policy in POLICIES:
+                found = series(PAPER_DIR, f"s5.{metric}.{policy}")
+                if found:
+                    out.append(Published(metric, policy, "", found, "per_flow"))
         return out
 
     def extra(self, tables):
@@ -1063,55 +899,30 @@ sources."""
         t = self.trends()
         refs = []
         for p in ("G/FCFS", "JK/FCFS"):
-            refs.append(
-                Reference(
-                    "long_share",
-                    p,
-                    0.6,
-                    "Scenario 5 text: 'less than 60% of its fair share'",
-                    "text",
-                    bound="max",
-                    trend=t[p],
-                )
-            )
+            refs.append(cite(num(f"s5.text.long_share_fcfs.{p}"), "long_share", p, trend=t[p]))
         for p in ("G/FQ", "JK/FQ", "DEC/FQbit"):
             refs.append(
-                Reference(
+                cite(
+                    num("s5.text.long_share_fq"),
                     "long_share",
                     p,
-                    1.0,
-                    "Scenario 5 text: 'it receives its full fair share'",
-                    "text",
                     tolerance=0.03,
                     trend=t[p],
                     explanation=S5_WHY.get((p, "*"), ""),
                 )
             )
         refs.append(
-            Reference(
+            cite(
+                num("s5.text.wasted"),
                 "wasted",
                 "DEC/DEC",
-                0.10,
-                "Scenario 5 text: DEC/DEC 'wastes roughly 10% of the bandwidth'",
-                "text",
-                tolerance=0.3,
                 trend=t["DEC/DEC"],
                 explanation=S5_WHY.get(("DEC/DEC", "*"), ""),
             )
         )
         for p in POLICIES:
-            for q in ("retx:all", "drops:all"):
-                refs.append(
-                    Reference(
-                        q,
-                        p,
-                        0.0,
-                        "Scenario 5 table (all zeros)",
-                        "probable",
-                        tolerance=0.0,
-                        explanation=S5_WHY.get((p, q), ""),
-                    )
-                )
+            for q, key in (("retx:all", "s5.retx_all"), ("drops:all", "s5.drops_all")):
+                refs.append(cite(num(f"{key}.{p}"), q, p, tolerance=0.0, explanation=S5_WHY.get((p, q), "")))
         return refs
 
 
@@ -1184,13 +995,10 @@ line is less than 80% busy: `line_busy:NAME`); FQ raises the total throughput
         refs = []
         for p in POLICIES:
             refs.append(
-                Reference(
+                cite(
+                    num(f"s6.drops_all.{p}"),
                     "drops:all",
                     p,
-                    0.0,
-                    "Scenario 6 text: 'none of the gateways are overloaded'",
-                    "text",
-                    bound="max",
                     explanation="packets are dropped: see the scenario's buffers",
                 )
             )
@@ -1303,8 +1111,6 @@ fair share: at rho = 3 FCFS lets it take three times its share."""
         return frame(rows)
 
     def references(self):
-        from aqmlab.theory import dks_fcfs_telnet_delay, dks_fq_telnet_delay
-
         def increasing(disc):
             def rule(s):
                 ys = [value_of(s, "delay_P", fig1_label(disc, r)) for r in [RHO_ZERO] + FIG1_RHOS]
@@ -1340,34 +1146,14 @@ fair share: at rho = 3 FCFS lets it take three times its share."""
             "D_0((N+1)P) that the paper's text derives it from; with (N+1) rho/(2(1-rho)) the formula agrees with the "
             "simulation within a few per cent (see the figure's solid FQ curves)"
         )
+        limit_why = {
+            "FCFS": "FCFS's queue does not hold the NW = 15 FTP packets assumed",
+            "FQ delta=0": "the FTPs' finish-number offsets differ from the paper's a/N",
+            "FQ delta=P": "the FTPs' finish-number offsets differ from the paper's a/N, on which delta's gain depends",
+        }
         refs = [
-            Reference(
-                "delay_P",
-                fig1_label("FCFS", RHO_ZERO),
-                14.5,
-                "Fig. 1 text: (NW - 1/2)P as rho -> 0",
-                "text",
-                tolerance=0.05,
-                explanation="FCFS's queue does not hold the NW = 15 FTP packets assumed",
-            ),
-            Reference(
-                "delay_P",
-                fig1_label("FQ delta=0", RHO_ZERO),
-                1.5,
-                "Fig. 1 text: NP/2 as rho -> 0 (delta = 0)",
-                "text",
-                tolerance=0.05,
-                explanation="the FTPs' finish-number offsets differ from the paper's a/N",
-            ),
-            Reference(
-                "delay_P",
-                fig1_label("FQ delta=P", RHO_ZERO),
-                0.5,
-                "Fig. 1 text: P/2 as rho -> 0 (delta = P)",
-                "text",
-                tolerance=0.05,
-                explanation="the FTPs' finish-number offsets differ from the paper's a/N, on which delta's gain depends",
-            ),
+            cite(n, "delay_P", fig1_label(disc, RHO_ZERO), tolerance=0.05, explanation=limit_why[disc])
+            for disc, n in series(PAPER_DIR, "fig1.limit").items()
         ]
         for d in ("FQ delta=0", "FQ delta=P"):
             refs.append(
@@ -1383,37 +1169,30 @@ fair share: at rho = 3 FCFS lets it take three times its share."""
             )
             for rho in (0.3, 0.6):
                 refs.append(
-                    Reference(
+                    cite(
+                        num(f"fig1.fq_formula.{d} rho={rho:g}"),
                         "delay_P",
                         fig1_label(d, rho),
-                        dks_fq_telnet_delay(rho, FIG1_N, FIG1_DELTA[d]),
-                        "Fig. 1 curve (the paper's printed formula)",
-                        "derived",
-                        tolerance=0.10,
                         trend=below,
                         explanation=why_printed,
                     )
                 )
         for rho in (0.3, 0.6, 0.9, 2.0, 3.0):
             refs.append(
-                Reference(
+                cite(
+                    num(f"fig1.fcfs_curve.{rho:g}"),
                     "delay_P",
                     fig1_label("FCFS", rho),
-                    dks_fcfs_telnet_delay(rho, FIG1_N, FIG1_W),
-                    "Fig. 1 FCFS curve (digest's derivation)",
-                    "derived",
                     tolerance=0.05,
                     trend=finite,
                     explanation="the FTPs do not keep NW packets queued",
                 )
             )
         refs.append(
-            Reference(
+            cite(
+                num("fig1.fcfs_share_rho3"),
                 "share",
                 fig1_label("FCFS", 3.0),
-                3.0,
-                "Fig. 1 text: under FCFS an ill-behaved source can take any share (rho < N + 1)",
-                "derived",
                 tolerance=0.05,
                 explanation="FCFS does not deliver what the Telnet offers",
             )

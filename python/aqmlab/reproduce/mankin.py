@@ -17,6 +17,7 @@ import pandas as pd
 
 from aqmlab.reproduce.base import Condition, Experiment, Reference, value_of
 from aqmlab.reproduce.plots import paper_beside_bars, save
+from aqmlab.reproduce.published import Number, cite, series
 
 PAPER = "Mankin, Random Drop Congestion Control, SIGCOMM 1990"
 
@@ -31,54 +32,35 @@ INTERVAL_S = 360.0
 MSS = 512
 
 # ---------------------------------------------------------------------------------------------
-# The published numbers, from reference.toml [mankin.*] (all "certain"; Table 2 survives in one
-# of the two OCRs only, and agrees with the text).
+# The published numbers: scenarios/papers/mankin-1990/published.toml.
 
-#: Table 1, probability of drop (%): (exp, class, rdcr) -> {gateway: value}; "--" cells left out.
-TABLE1 = {
-    ("I", "LR", "on"): {"GW1": 5.56, "GW3": 0.00, "GW4": 0.00},
-    ("I", "LR", "off"): {"GW1": 3.87, "GW3": 0.00, "GW4": 0.00},
-    ("I", "SR", "on"): {"GW1": 3.72},
-    ("I", "SR", "off"): {"GW1": 3.51},
-    ("II", "LR", "on"): {"GW1": 8.33, "GW3": 8.51, "GW4": 0.00},
-    ("II", "LR", "off"): {"GW1": 22.73, "GW3": 17.65, "GW4": 0.00},
-    ("II", "SR", "on"): {"GW1": 3.46, "GW3": 3.49},
-    ("II", "SR", "off"): {"GW1": 2.97, "GW3": 2.72},
-    ("III", "LR", "on"): {"GW1": 9.52, "GW3": 0.00, "GW4": 5.00},
-    ("III", "LR", "off"): {"GW1": 20.00, "GW3": 16.67, "GW4": 0.00},
-    ("III", "SR", "on"): {"GW1": 2.81, "GW3": 3.08, "GW4": 3.17},
-    ("III", "SR", "off"): {"GW1": 2.79, "GW3": 2.34, "GW4": 3.17},
-}
-#: Table 2, LR arrivals in overflow position with RDCR on (%).
-TABLE2 = {
-    "I": {"GW1": 3.17, "GW3": 0.00, "GW4": 0.00},
-    "II": {"GW1": 14.58, "GW3": 8.51, "GW4": 0.00},
-    "III": {"GW1": 23.81, "GW3": 9.52, "GW4": 5.00},
-}
-#: Table 3, queueing delay mean / standard deviation (s) at the bottlenecks.
-TABLE3 = {
-    ("I", "LR", "on"): {"GW1": (6.85, 0.929)},
-    ("I", "LR", "off"): {"GW1": (7.03, 1.204)},
-    ("I", "SR", "on"): {"GW1": (7.05, 0.965)},
-    ("I", "SR", "off"): {"GW1": (7.25, 1.156)},
-    ("II", "LR", "on"): {"GW1": (6.59, 1.103), "GW3": (7.03, 1.479)},
-    ("II", "LR", "off"): {"GW1": (6.86, 1.14), "GW3": (7.40, 1.059)},
-    ("II", "SR", "on"): {"GW1": (6.92, 1.206), "GW3": (7.14, 1.208)},
-    ("II", "SR", "off"): {"GW1": (7.36, 1.118), "GW3": (7.33, 1.084)},
-    ("III", "LR", "on"): {"GW1": (7.40, 0.749), "GW3": (7.13, 1.093), "GW4": (8.55, 0.777)},
-    ("III", "LR", "off"): {"GW1": (7.51, 0.896), "GW3": (7.78, 0.442), "GW4": (9.48, 0.407)},
-    ("III", "SR", "on"): {"GW1": (7.29, 0.862), "GW3": (7.23, 0.888), "GW4": (8.57, 1.320)},
-    ("III", "SR", "off"): {"GW1": (7.60, 0.837), "GW3": (7.60, 0.911), "GW4": (8.80, 1.156)},
-}
-#: Table 4, average connection throughput (B/s): (class, rdcr) -> {exp: value}.
-TABLE4 = {
-    ("LR", "on"): {"I": 184, "II": 75, "III": 35},
-    ("LR", "off"): {"I": 229, "II": 30, "III": 17},
-    ("SR", "on"): {"I": 280, "II": 288, "III": 281},
-    ("SR", "off"): {"I": 258, "II": 265, "III": 284},
-}
-#: Table 5, Jain's fairness index over the SR connections.
-TABLE5 = {"on": {"I": 0.99, "II": 0.98, "III": 0.97}, "off": {"I": 0.79, "II": 0.79, "III": 0.88}}
+PAPER_DIR = "mankin-1990"
+
+
+def table1(exp: str, cls: str, rdcr: str) -> dict[str, Number]:
+    """Table 1, probability of drop (%), by gateway ("--" cells absent)."""
+    return series(PAPER_DIR, f"table1.{exp}.{cls}.{rdcr}")
+
+
+def table2(exp: str) -> dict[str, Number]:
+    """Table 2, LR arrivals in overflow position with RDCR on (%), by gateway."""
+    return series(PAPER_DIR, f"table2.{exp}")
+
+
+def table3(what: str, exp: str, cls: str, rdcr: str) -> dict[str, Number]:
+    """Table 3, queueing delay (s) at the bottlenecks: ``what`` is "mean" or "sd"."""
+    return series(PAPER_DIR, f"table3.{what}.{exp}.{cls}.{rdcr}")
+
+
+def table4(cls: str, rdcr: str) -> dict[str, Number]:
+    """Table 4, average connection throughput (B/s), by experiment."""
+    return series(PAPER_DIR, f"table4.{cls}.{rdcr}")
+
+
+def table5(rdcr: str) -> dict[str, Number]:
+    """Table 5, Jain's index over the SR connections, by experiment."""
+    return series(PAPER_DIR, f"table5.{rdcr}")
+
 
 GATEWAYS = ("GW1", "GW3", "GW4")  # the columns of the paper's tables
 
@@ -90,7 +72,7 @@ def packets(exp: str, cls: str, rdcr: str) -> float:
     """Packets of a class through its bottleneck in the paper's 360 s (from Table 4): the
     denominators behind Tables 1 and 2 (Exp. II LR off: 30 B/s x 360 s / 512 B = 21; 22.73% is
     5 of 22)."""
-    return TABLE4[(cls, rdcr)][exp] * INTERVAL_S / MSS * (6 if cls == "SR" else 1)
+    return table4(cls, rdcr)[exp].value * INTERVAL_S / MSS * (6 if cls == "SR" else 1)
 
 
 def binomial_spread(pct: float, n: float) -> tuple[str, float]:
@@ -209,6 +191,8 @@ class MankinExperiment(Experiment):
             thr = f.set_index("name")["goodput_bps"].astype(float) / 8
             add("throughput_Bps:LR", float(thr.get("lr", math.nan)))
             add("throughput_Bps:SR", float(thr[list(sr_names)].mean()) if sr_names else math.nan)
+            sr_mean = float(thr[list(sr_names)].mean()) if sr_names else math.nan
+            add("lr_over_sr", float(thr.get("lr", math.nan)) / sr_mean if sr_mean > 0 else math.nan)
             add("sr_jain", jain(thr[list(sr_names)]))
             for g, members in sr.groupby("group"):
                 add(f"sr_jain:{g}", jain(thr[list(members["name"])]))
@@ -290,40 +274,37 @@ class MankinExperiment(Experiment):
         for cls in ("LR", "SR"):
             for rdcr in ("on", "off"):
                 cond = RDCR[rdcr]
-                for gw, value in TABLE1[(e, cls, rdcr)].items():
+                for gw, n in table1(e, cls, rdcr).items():
                     q = f"drop_pct:{cls}@{gw}"
+                    other = table1(e, "LR", "on" if rdcr == "off" else "off")
                     if cls == "SR":
                         trend, why = rules["sr_dropped_less_on" if rdcr == "on" else "lr_dropped_more_off"], SR_DROP_WHY
-                    elif value == 0 and TABLE1[(e, "LR", "on" if rdcr == "off" else "off")][gw] == 0:
+                    elif n.value == 0 and other[gw].value == 0:
                         trend, why = None, ZERO_WHY  # LR meets no competing traffic there: zero both ways
-                    elif multi and TABLE1[(e, "LR", "on")][gw] < TABLE1[(e, "LR", "off")][gw]:
+                    elif multi and table1(e, "LR", "on")[gw].value < table1(e, "LR", "off")[gw].value:
                         trend = (f"RDCR lowers LR's probability of drop at {gw} (5.1)", _lower(q))
                         why = LR_DROP_WHY
                     else:  # Exp. I, and Exp. III at GW4 (1 of 20 vs 0 of 17): the claim is about the path
                         trend, why = rules["rdcr_vs_lr_drop"], LR_DROP_WHY
                     refs.append(
-                        Reference(
+                        cite(
+                            n,
                             q,
                             cond,
-                            value,
-                            "Table 1",
-                            "certain",
-                            spread=binomial_spread(value, packets(e, cls, rdcr)),
+                            spread=binomial_spread(n.value, packets(e, cls, rdcr)),
                             trend=trend,
                             explanation=why,
                         )
                     )
         # Table 2
-        for gw, value in TABLE2[e].items():
-            structural = value == 0 and TABLE1[(e, "LR", "off")][gw] == 0 and TABLE1[(e, "LR", "on")][gw] == 0
+        for gw, n in table2(e).items():
+            structural = n.value == 0 and table1(e, "LR", "off")[gw].value == 0 and table1(e, "LR", "on")[gw].value == 0
             refs.append(
-                Reference(
+                cite(
+                    n,
                     f"overflow_pct:LR@{gw}",
                     ON,
-                    value,
-                    "Table 2",
-                    "certain",
-                    spread=binomial_spread(value, packets(e, "LR", "on")),
+                    spread=binomial_spread(n.value, packets(e, "LR", "on")),
                     trend=None if structural else rules["overflow_mechanism"],
                     explanation=ZERO_WHY if structural else OVERFLOW_WHY,
                 )
@@ -332,15 +313,13 @@ class MankinExperiment(Experiment):
         for cls in ("LR", "SR"):
             for rdcr in ("on", "off"):
                 cond = RDCR[rdcr]
-                for gw, (mean, sd) in TABLE3[(e, cls, rdcr)].items():
+                for gw, n in table3("mean", e, cls, rdcr).items():
                     qm = f"qdelay_mean_s:{cls}@{gw}"
                     refs.append(
-                        Reference(
+                        cite(
+                            n,
                             qm,
                             cond,
-                            mean,
-                            "Table 3",
-                            "certain",
                             tolerance=0.10,
                             trend=(
                                 f"the queueing delay at a bottleneck is lower with RDCR than without ({cls}, {gw}; 5.3)",
@@ -349,70 +328,56 @@ class MankinExperiment(Experiment):
                             explanation=DELAY_WHY_GW4 if (e, gw) == ("III", "GW4") else DELAY_WHY,
                         )
                     )
-                    refs.append(
-                        Reference(
-                            f"qdelay_sd_s:{cls}@{gw}",
-                            cond,
-                            sd,
-                            "Table 3",
-                            "certain",
-                            tolerance=0.30,
-                            explanation=DELAY_SD_WHY,
-                        )
-                    )
+                for gw, n in table3("sd", e, cls, rdcr).items():
+                    refs.append(cite(n, f"qdelay_sd_s:{cls}@{gw}", cond, tolerance=0.30, explanation=DELAY_SD_WHY))
         # Table 4
         for rdcr in ("on", "off"):
             trend = rules["lr_throughput_up"] if multi and rdcr == "on" else rules["lr_throughput"]
+            n = table4("LR", rdcr)[e]
             refs.append(
-                Reference(
+                cite(
+                    n,
                     "throughput_Bps:LR",
                     RDCR[rdcr],
-                    TABLE4[("LR", rdcr)][e],
-                    "Table 4",
-                    "certain",
-                    spread=count_spread(TABLE4[("LR", rdcr)][e], packets(e, "LR", rdcr)),
+                    spread=count_spread(n.value, packets(e, "LR", rdcr)),
                     trend=trend,
                     explanation=LR_THROUGHPUT_WHY,
                 )
             )
         for rdcr in ("on", "off"):
             refs.append(
-                Reference(
+                cite(
+                    table4("SR", rdcr)[e],
                     "throughput_Bps:SR",
                     RDCR[rdcr],
-                    TABLE4[("SR", rdcr)][e],
-                    "Table 4",
-                    "certain",
                     tolerance=0.10,
                     trend=rules["sr_more_than_lr"],
                     explanation=SR_THROUGHPUT_WHY,
                 )
             )
         # Table 5
-        refs.append(
-            Reference(
-                "sr_jain",
-                ON,
-                TABLE5["on"][e],
-                "Table 5",
-                "certain",
-                tolerance=0.05,
-                trend=rules["sr_fairness_up"],
-                explanation=JAIN_WHY,
+        for rdcr, tolerance in (("on", 0.05), ("off", 0.10)):
+            refs.append(
+                cite(
+                    table5(rdcr)[e],
+                    "sr_jain",
+                    RDCR[rdcr],
+                    tolerance=tolerance,
+                    trend=rules["sr_fairness_up"],
+                    explanation=JAIN_WHY,
+                )
             )
-        )
-        refs.append(
-            Reference(
-                "sr_jain",
-                OFF,
-                TABLE5["off"][e],
-                "Table 5",
-                "certain",
-                tolerance=0.10,
-                trend=rules["sr_fairness_up"],
-                explanation=JAIN_WHY,
-            )
-        )
+        # Sec. 5.4: LR's ceiling behind several bottlenecks, window / RTT.
+        if multi:
+            for rdcr in ("on", "off"):
+                refs.append(
+                    cite(
+                        series(PAPER_DIR, "text.lr_ceiling")[e],
+                        "lr_over_sr",
+                        RDCR[rdcr],
+                        explanation="see the Table 4 rows: " + LR_THROUGHPUT_WHY,
+                    )
+                )
         # The findings themselves, one row each (no number: "same-trend" when it holds, else "differs"),
         # so that a number matching within its wide tolerance cannot hide a finding that fails.
         claim_rows = [
@@ -439,18 +404,18 @@ class MankinExperiment(Experiment):
 
         e = self.exp
         paper: dict[tuple[str, str], float] = {}
-        for (ex, cls, rdcr), cols in TABLE1.items():
-            if ex == e:
-                paper.update({(f"drop_pct:{cls}@{gw}", RDCR[rdcr]): v for gw, v in cols.items()})
-        paper.update({(f"overflow_pct:LR@{gw}", ON): v for gw, v in TABLE2[e].items()})
-        for (ex, cls, rdcr), cols in TABLE3.items():
-            if ex == e:
-                paper.update({(f"qdelay_mean_s:{cls}@{gw}", RDCR[rdcr]): m for gw, (m, _) in cols.items()})
-                paper.update({(f"qdelay_sd_s:{cls}@{gw}", RDCR[rdcr]): sd for gw, (_, sd) in cols.items()})
-        for (cls, rdcr), cols in TABLE4.items():
-            paper[(f"throughput_Bps:{cls}", RDCR[rdcr])] = cols[e]
-        for rdcr, cols in TABLE5.items():
-            paper[("sr_jain", RDCR[rdcr])] = cols[e]
+        for cls in ("LR", "SR"):
+            for rdcr in ("on", "off"):
+                cond = RDCR[rdcr]
+                paper.update({(f"drop_pct:{cls}@{gw}", cond): n.value for gw, n in table1(e, cls, rdcr).items()})
+                for what in ("mean", "sd"):
+                    paper.update(
+                        {(f"qdelay_{what}_s:{cls}@{gw}", cond): n.value for gw, n in table3(what, e, cls, rdcr).items()}
+                    )
+                paper[(f"throughput_Bps:{cls}", cond)] = table4(cls, rdcr)[e].value
+            paper.update({(f"overflow_pct:LR@{gw}", ON): n.value for gw, n in table2(e).items()})
+        for rdcr in ("on", "off"):
+            paper[("sr_jain", RDCR[rdcr])] = table5(rdcr)[e].value
 
         fig, axes = plt.subplots(2, 3, figsize=(13, 6.5))
         gws = list(self.gw_links)
