@@ -26,7 +26,16 @@ MODEL_QUEUE = 'min_th = 0, max_th = 1e12, max_p = 0, limit = "unbounded"'
 
 # The paper's printed values come from scenarios/papers/choke-2000/published.toml; the inputs
 # (arrival rates in units of mu, and Table III's memory M) are the rows' conditions.
-TABLE_II_RATES = [[0.5, 1.0], [1.0, 2.0], [2.0, 3.0], [3.0, 4.0], [3.0, 5.0], [3.0, 6.0], [0.3, 0.6, 0.9], [0.5, 1.0, 1.5]]
+TABLE_II_RATES = [
+    [0.5, 1.0],
+    [1.0, 2.0],
+    [2.0, 3.0],
+    [3.0, 4.0],
+    [3.0, 5.0],
+    [3.0, 6.0],
+    [0.3, 0.6, 0.9],
+    [0.5, 1.0, 1.5],
+]
 TABLE_III_INPUTS = [
     (0, [1, 1, 1, 7]),
     (1, [1, 1, 1, 7]),
