@@ -6,7 +6,9 @@
 //! - [`sched`]: the event queue (a radix heap), ordered by (time, insertion sequence);
 //! - [`packet`]: packets as small records in an arena;
 //! - [`qdisc`]: queue disciplines, one per file, behind one contract;
-//! - [`app`]: sources and sinks (datagram sources, and the TCP family in [`tcp`]);
+//! - [`agent`]: the contract between the event loop and a flow's endpoints (a leaf);
+//! - [`tcp`]: the TCP family (sender, receiver, congestion controls, data sources);
+//! - [`app`]: the flow kinds, one file each, and their registry;
 //! - [`conf`], [`scenario`]: scenario files, validated with file/line/field messages;
 //! - [`stats`]: the one accounting layer: whole-run counts, the window by snapshot, hop
 //!   counters, gauge averages;
@@ -20,6 +22,7 @@
 //! view, which uses stats). Nothing here knows about Python; the binding crate converts at the
 //! edge.
 
+pub mod agent;
 pub mod app;
 pub mod columns;
 pub mod conf;

@@ -27,7 +27,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::app::FlowParams;
+use crate::app::Transport;
 use crate::packet::{flags, Packet, PacketKind};
 use crate::qdisc::DropReason;
 use crate::scenario::Scenario;
@@ -190,7 +190,7 @@ impl PacketTracer {
             pcap,
             log_link,
             log_flow,
-            tcp: sc.flows.iter().map(|f| matches!(f.params, FlowParams::Tcp(_) | FlowParams::Telnet(_))).collect(),
+            tcp: sc.flows.iter().map(|f| f.params.kind().transport() == Transport::Tcp).collect(),
             window: (t.packets_from, t.packets_to.unwrap_or(u64::MAX)),
             log,
             link_names: sc.links.iter().map(|l| l.name.clone()).collect(),

@@ -30,7 +30,8 @@ use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
-use crate::app::{self, FlowParams, Schedule};
+use crate::agent::Schedule;
+use crate::app::{self, FlowParams};
 use crate::conf::{
     parse_override_value, parse_toml, Duration, Fields, Node, Origin, Prob, Rate, Result, Source, Table, Val,
 };
@@ -462,24 +463,6 @@ fn byte_limit(t: &Table, at: &Origin, path: &str) -> Option<(u64, Origin, String
             Some((b, if node.at == Origin::Default { at.clone() } else { node.at.clone() }, format!("{path}.limit")))
         }
         _ => None,
-    }
-}
-
-/// The largest packets a flow sends regularly: data (forward path) and ACKs (reverse path).
-/// Exponential sizes have no largest: their mean stands in.
-fn packet_sizes(p: &FlowParams) -> (u64, Option<u64>) {
-    use crate::app::size::SizeDist;
-    let dist = |d: &SizeDist| match *d {
-        SizeDist::Fixed { bytes } => bytes as u64,
-        SizeDist::Uniform { max, .. } => max as u64,
-        SizeDist::Exponential { mean } => mean.round().max(1.0) as u64,
-    };
-    match p {
-        FlowParams::Cbr(p) => (dist(&p.packet_size), None),
-        FlowParams::Poisson(p) => (dist(&p.packet_size), None),
-        FlowParams::OnOff(p) => (dist(&p.packet_size), None),
-        FlowParams::Tcp(p) => (p.common.packet_size as u64, Some(p.common.ack_size as u64)),
-        FlowParams::Telnet(p) => (p.common.packet_size as u64, Some(p.common.ack_size as u64)),
     }
 }
 
@@ -1037,13 +1020,7 @@ impl<'a> Builder<'a> {
     /// nanosecond (the clock's tick), or a window larger than the packets that may be alive at
     /// once (a fixed window is sent at once: the run would stop at its first flight).
     fn check_flow_is_simulable(&self, f: &Fields, params: &FlowParams) -> Result<()> {
-        let rate = match params {
-            FlowParams::Cbr(p) => Some(p.rate_bps),
-            FlowParams::Poisson(p) => Some(p.rate_bps),
-            FlowParams::OnOff(p) => Some(p.rate_bps),
-            _ => None,
-        };
-        if let Some(rate) = rate {
+        if let Some(rate) = params.kind().peak_rate_bps() {
             let size = params.mean_packet_size();
             let gap_ns = size * 8.0 * crate::units::NS_PER_S as f64 / rate as f64;
             f.ensure(gap_ns >= 1.0, "rate", format!(
@@ -1051,12 +1028,7 @@ impl<'a> Builder<'a> {
                 size * 8.0
             ))?;
         }
-        let window = match params {
-            FlowParams::Tcp(p) => Some(p.common.max_window),
-            FlowParams::Telnet(p) => Some(p.common.max_window),
-            _ => None,
-        };
-        if let Some(w) = window {
+        if let Some(w) = params.kind().max_window() {
             f.ensure(
                 w as u64 <= self.max_packets,
                 "max_window",
@@ -1070,7 +1042,7 @@ impl<'a> Builder<'a> {
     /// a smaller one drops every such packet, which is a typo, not an experiment.
     fn check_buffers_hold_a_packet(&self, flows: &[FlowSpec]) -> Result<()> {
         for fl in flows {
-            let (data, ack) = packet_sizes(&fl.params);
+            let (data, ack) = fl.params.kind().largest_packets();
             let data_hops = fl.fwd.iter().map(|&l| (l, data, "packet"));
             let ack_hops = ack.into_iter().flat_map(|a| fl.rev.iter().map(move |&l| (l, a, "ACK")));
             for (l, size, what) in data_hops.chain(ack_hops) {
@@ -1109,7 +1081,7 @@ impl<'a> Builder<'a> {
             let window_s = (to.min(duration) - keys.packets_from.0.min(duration)) as f64 * 1e-9;
             let mut smallest = vec![u64::MAX; self.links.len()];
             for fl in flows {
-                let (data, ack) = packet_sizes(&fl.params);
+                let (data, ack) = fl.params.kind().largest_packets();
                 for &l in &fl.fwd {
                     smallest[l as usize] = smallest[l as usize].min(data);
                 }

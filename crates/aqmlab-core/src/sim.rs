@@ -18,7 +18,8 @@
 //! after it counts as delivered, not as sent. [`crate::results`] and [`crate::invariants`] read
 //! the simulation through [`crate::view::SimView`], which it implements at the end of this file.
 
-use crate::app::{AnyAgent, FlowIds, Outbox};
+use crate::agent::{FlowIds, Outbox};
+use crate::app::AnyAgent;
 use crate::invariants;
 use crate::packet::{flags, PacketArena, PacketId, PacketKind};
 use crate::packet_trace::{PacketEvent, PacketTracer};

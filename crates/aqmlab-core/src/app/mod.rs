@@ -1,231 +1,148 @@
-//! Traffic agents: the sources and sinks at the ends of each flow.
+//! The flow kinds: the sources and sinks at the ends of each flow, and their registry.
 //!
-//! Agents are sans-IO state machines (as smoltcp's sockets): the simulation hands them the
-//! time, a packet or a timer, and they answer through an [`Outbox`] with packets to send and
-//! timers to arm. Each flow has a sender agent at its source and a receiver agent at its
-//! destination; data travels the flow's forward path and ACKs the reverse path. An agent owns
-//! its random stream, derived from (seed, flow name).
+//! Agents follow the contract of [`crate::agent`] (a leaf, which this registry and every agent
+//! import; nothing here is imported back by an agent). A flow kind is one file, with
 //!
-//! Adding a flow kind: one file with `Params` (`read` through [`Fields`]) and the agents, then
-//! one line in each of [`REGISTRY`], [`FlowParams`] and [`AnyAgent`].
+//! - `INFO`, its name and one-line summary for the catalogue;
+//! - `Params`, read and validated through [`Fields`], implementing [`FlowKind`] (its agents,
+//!   mean packet size, demand and whether it is responsive or ECN-capable);
+//! - its agents, implementing [`crate::agent::Agent`],
+//!
+//! and one line in [`flow_kinds!`] below, which declares the module and makes the parameter
+//! enum, its dispatch and the registry that feeds the parser, `aqmlab list` and the catalogue.
+//! Agents listed in [`AnyAgent`] are dispatched statically (the per-packet ones); any other
+//! agent goes in [`AnyAgent::Other`], boxed, with no line of its own.
 
 use serde::Serialize;
 
+use crate::agent::{Agent, FlowIds, Schedule};
 use crate::conf::{Fields, Result};
-use crate::packet::Packet;
 use crate::rng::SimRng;
-use crate::tcp;
 
-pub mod cbr;
-pub mod onoff;
-pub mod poisson;
-pub mod sink;
 pub mod size;
 
-/// A timer request: fire `kind` at `at` unless the agent's generation moved on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TimerReq {
-    pub at: u64,
-    pub kind: u8,
-    pub gen: u32,
+/// A flow kind's name and summary, for the catalogue.
+pub struct FlowKindMeta {
+    pub name: &'static str,
+    pub summary: &'static str,
 }
 
-/// What an agent asks of the simulation after handling one event.
-#[derive(Debug, Default)]
-pub struct Outbox {
-    /// Packets to send now (the simulation sets `sent_at` and routes them).
-    pub packets: Vec<Packet>,
-    pub timers: Vec<TimerReq>,
-    /// Bytes of new data delivered in order to the application (receivers).
-    pub goodput_bytes: u64,
-    /// Retransmission timeouts that fired (senders).
-    pub timeouts: u32,
-    /// Round-trip time samples, ns (senders).
-    pub rtt_samples: Vec<u64>,
-    /// A finite transfer has completed (senders: every byte acknowledged).
-    pub completed: bool,
-    /// Application-level delay samples, ns (e.g. a Telnet keystroke's time to delivery).
-    pub app_delay_samples: Vec<u64>,
-}
-
-impl Outbox {
-    pub fn clear(&mut self) {
-        self.packets.clear();
-        self.timers.clear();
-        self.goodput_bytes = 0;
-        self.timeouts = 0;
-        self.rtt_samples.clear();
-        self.completed = false;
-        self.app_delay_samples.clear();
-    }
-}
-
-/// Identity of the flow an agent serves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FlowIds {
-    pub flow: u32,
-    /// Source and destination node of the flow (data direction).
-    pub src: u32,
-    pub dst: u32,
-}
-
-/// When a flow's source runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Schedule {
-    pub start: u64,
-    /// The start is drawn uniformly from [start, start + jitter] (a stream of its own).
-    pub jitter: u64,
-    pub stop: Option<u64>,
-}
-
-impl Schedule {
-    #[inline]
-    pub fn active_at(&self, t: u64) -> bool {
-        t >= self.start && self.stop.is_none_or(|s| t < s)
-    }
-}
-
-/// An endpoint of a flow.
-pub trait Agent {
-    /// The flow's start time has come (senders; receivers are never started).
-    fn start(&mut self, _now: u64, _out: &mut Outbox) {}
-    /// A packet of this flow reached this endpoint.
-    fn on_packet(&mut self, now: u64, pkt: &Packet, out: &mut Outbox);
-    /// A timer armed through the outbox fired (stale ones included: check `gen`).
-    fn on_timer(&mut self, _now: u64, _kind: u8, _gen: u32, _out: &mut Outbox) {}
-    /// Quantities worth tracing (congestion window, slow-start threshold, RTT estimate).
-    fn gauges(&self, _out: &mut Vec<(&'static str, f64)>) {}
-}
-
-/// A flow kind's entry in the catalogue.
+/// A flow kind's entry in the registry.
 pub struct FlowKindInfo {
     pub name: &'static str,
     pub summary: &'static str,
     pub read: fn(&mut Fields) -> Result<FlowParams>,
 }
 
-/// Every flow kind, in catalogue order.
-pub const REGISTRY: &[FlowKindInfo] = &[
-    FlowKindInfo {
-        name: "cbr",
-        summary: "Constant bit rate datagrams (UDP): unresponsive, the papers' ill-behaved source.",
-        read: |f| cbr::Params::read(f).map(FlowParams::Cbr),
-    },
-    FlowKindInfo {
-        name: "poisson",
-        summary: "Datagrams (UDP) with exponential inter-departure times: a Poisson stream.",
-        read: |f| poisson::Params::read(f).map(FlowParams::Poisson),
-    },
-    FlowKindInfo {
-        name: "onoff",
-        summary: "Exponential on/off datagram source: bursts at a peak rate, unresponsive and bursty.",
-        read: |f| onoff::Params::read(f).map(FlowParams::OnOff),
-    },
-    FlowKindInfo {
-        name: "tcp",
-        summary: "A TCP bulk transfer (finite with bytes, else unending) under a congestion control (cc).",
-        read: |f| tcp::Params::read(f).map(FlowParams::Tcp),
-    },
-    FlowKindInfo {
-        name: "telnet",
-        summary: "Interactive source (the FQ paper's Telnet): Poisson keystrokes sent through a TCP window.",
-        read: |f| tcp::telnet::Params::read(f).map(FlowParams::Telnet),
-    },
-];
+/// How a flow's packets travel, as a capture shows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    Udp,
+    Tcp,
+}
+
+/// What the validated parameters of every flow kind answer.
+pub trait FlowKind {
+    /// The sender and receiver agents of one flow.
+    fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng) -> (AnyAgent, AnyAgent);
+    /// Mean size of the data packets, bytes.
+    fn mean_packet_size(&self) -> f64;
+    /// The largest packets it sends regularly, bytes: data (forward path) and ACKs (reverse).
+    fn largest_packets(&self) -> (u64, Option<u64>);
+    /// A datagram source's sending rate (its peak), bit/s.
+    fn peak_rate_bps(&self) -> Option<u64> {
+        None
+    }
+    /// A windowed source's largest window, packets.
+    fn max_window(&self) -> Option<u32> {
+        None
+    }
+    fn transport(&self) -> Transport;
+    /// The rate the flow would send at with the network to itself, bit/s (infinite for a greedy
+    /// TCP): its demand in the max-min fair shares ([`crate::fair_share`]).
+    fn demand_bps(&self) -> f64;
+    /// Whether its data packets are ECN-capable, so that gateways may mark them.
+    fn ecn_capable(&self) -> bool {
+        false
+    }
+}
+
+/// Declares the flow kinds: `Variant(module)`, one line each, in catalogue order; each module is
+/// the file `app/module.rs`.
+macro_rules! flow_kinds {
+    ($( $variant:ident($module:ident) ),* $(,)?) => {
+        $( pub mod $module; )*
+
+        /// Every flow kind, in catalogue order.
+        pub const REGISTRY: &[FlowKindInfo] = &[ $(
+            FlowKindInfo {
+                name: $module::INFO.name,
+                summary: $module::INFO.summary,
+                read: |f| $module::Params::read(f).map(FlowParams::$variant),
+            },
+        )* ];
+
+        /// Validated parameters of one flow kind.
+        #[derive(Clone, Debug, PartialEq, Serialize)]
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        pub enum FlowParams { $( $variant($module::Params), )* }
+
+        impl FlowParams {
+            /// The kind's registered name.
+            pub fn name(&self) -> &'static str {
+                match self { $( FlowParams::$variant(_) => $module::INFO.name, )* }
+            }
+
+            /// The kind's parameters, through what every kind answers.
+            pub fn kind(&self) -> &dyn FlowKind {
+                match self { $( FlowParams::$variant(p) => p, )* }
+            }
+        }
+    };
+}
+
+flow_kinds! {
+    Cbr(cbr),
+    Poisson(poisson),
+    OnOff(onoff),
+    Tcp(tcp),
+    Telnet(telnet),
+}
+
+pub mod sink;
 
 pub fn find(name: &str) -> Option<&'static FlowKindInfo> {
     REGISTRY.iter().find(|k| k.name == name)
 }
 
-/// Validated parameters of one flow kind.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum FlowParams {
-    Cbr(cbr::Params),
-    Poisson(poisson::Params),
-    OnOff(onoff::Params),
-    Tcp(tcp::Params),
-    Telnet(tcp::telnet::Params),
-}
-
 impl FlowParams {
-    pub fn name(&self) -> &'static str {
-        match self {
-            FlowParams::Cbr(_) => "cbr",
-            FlowParams::Poisson(_) => "poisson",
-            FlowParams::OnOff(_) => "onoff",
-            FlowParams::Tcp(_) => "tcp",
-            FlowParams::Telnet(_) => "telnet",
-        }
-    }
-
     /// Mean size of the data packets this flow sends, bytes.
     pub fn mean_packet_size(&self) -> f64 {
-        match self {
-            FlowParams::Cbr(p) => p.packet_size.mean(),
-            FlowParams::Poisson(p) => p.packet_size.mean(),
-            FlowParams::OnOff(p) => p.packet_size.mean(),
-            FlowParams::Tcp(p) => p.common.packet_size as f64,
-            FlowParams::Telnet(p) => p.common.packet_size as f64,
-        }
+        self.kind().mean_packet_size()
     }
 
-    /// The rate the flow would send at with the network to itself, bit/s (infinite for a greedy
-    /// TCP): its demand in the max-min fair shares ([`crate::fair_share`]).
+    /// The flow's demand in the max-min fair shares, bit/s (see [`FlowKind::demand_bps`]).
     pub fn demand_bps(&self) -> f64 {
-        match self {
-            FlowParams::Cbr(p) => p.rate_bps as f64,
-            FlowParams::Poisson(p) => p.rate_bps as f64,
-            FlowParams::OnOff(p) => p.rate_bps as f64 * p.mean_on_ns as f64 / (p.mean_on_ns + p.mean_off_ns) as f64,
-            FlowParams::Telnet(p) => p.common.packet_size as f64 * 8.0 / (p.mean_interval_ns as f64 * 1e-9),
-            FlowParams::Tcp(_) => f64::INFINITY,
-        }
+        self.kind().demand_bps()
     }
 
     /// Whether the flow reacts to congestion (is flow-controlled): a TCP, not a datagram source.
     pub fn is_responsive(&self) -> bool {
-        matches!(self, FlowParams::Tcp(_) | FlowParams::Telnet(_))
+        self.kind().transport() == Transport::Tcp
     }
 
     /// Whether its data packets are ECN-capable, so that gateways may mark them.
     pub fn ecn_capable(&self) -> bool {
-        match self {
-            FlowParams::Tcp(p) => p.common.ecn_capable(),
-            FlowParams::Telnet(p) => p.common.ecn_capable(),
-            FlowParams::Cbr(_) | FlowParams::Poisson(_) | FlowParams::OnOff(_) => false,
-        }
+        self.kind().ecn_capable()
     }
 
     /// Build the sender and receiver agents.
     pub fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng) -> (AnyAgent, AnyAgent) {
-        match self {
-            FlowParams::Cbr(p) => (AnyAgent::Cbr(cbr::Cbr::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
-            FlowParams::Poisson(p) => {
-                (AnyAgent::Poisson(poisson::Poisson::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink))
-            }
-            FlowParams::OnOff(p) => (AnyAgent::OnOff(onoff::OnOff::new(p, ids, when, rng)), AnyAgent::Sink(sink::Sink)),
-            FlowParams::Tcp(p) => (
-                AnyAgent::TcpSender(tcp::Sender::new(&p.common, p.bytes, tcp::sender::App::Bulk, ids, when)),
-                AnyAgent::TcpReceiver(tcp::Receiver::new(&p.common, ids, false)),
-            ),
-            FlowParams::Telnet(p) => {
-                let keys = tcp::telnet::Keystrokes::new(p, rng);
-                (
-                    AnyAgent::TcpSender(tcp::Sender::new(
-                        &p.common,
-                        None,
-                        tcp::sender::App::Telnet(Box::new(keys)),
-                        ids,
-                        when,
-                    )),
-                    AnyAgent::TcpReceiver(tcp::Receiver::new(&p.common, ids, true)),
-                )
-            }
-        }
+        self.kind().build(ids, when, rng)
     }
 }
 
-/// Static dispatch over every agent.
+/// Static dispatch over the agents on the per-packet path; any other goes in `Other`.
 ///
 /// The TCP sender (400 bytes) is held inline although the other agents are much smaller: with
 /// 10000 flows, a boxed sender cost every ACK and timeout a second cache miss after the one on
@@ -237,8 +154,10 @@ pub enum AnyAgent {
     Poisson(poisson::Poisson),
     OnOff(onoff::OnOff),
     Sink(sink::Sink),
-    TcpSender(tcp::Sender),
-    TcpReceiver(tcp::Receiver),
+    TcpSender(crate::tcp::Sender),
+    TcpReceiver(crate::tcp::Receiver),
+    /// An agent of a kind with no variant here (a probe, a workload's generator): boxed.
+    Other(Box<dyn Agent>),
 }
 
 impl AnyAgent {
@@ -251,6 +170,7 @@ impl AnyAgent {
             AnyAgent::Sink(a) => a,
             AnyAgent::TcpSender(a) => a,
             AnyAgent::TcpReceiver(a) => a,
+            AnyAgent::Other(a) => a.as_mut(),
         }
     }
     #[inline]
@@ -262,6 +182,7 @@ impl AnyAgent {
             AnyAgent::Sink(a) => a,
             AnyAgent::TcpSender(a) => a,
             AnyAgent::TcpReceiver(a) => a,
+            AnyAgent::Other(a) => a.as_ref(),
         }
     }
 }

@@ -9,11 +9,17 @@
 use serde::Serialize;
 
 use super::size::SizeDist;
-use super::{Agent, FlowIds, Outbox, Schedule, TimerReq};
+use super::{sink::Sink, AnyAgent, FlowKind, FlowKindMeta, Transport};
+use crate::agent::{Agent, FlowIds, Outbox, Schedule, TimerKind, TimerReq};
 use crate::conf::{Duration, Fields, Rate, Result};
 use crate::packet::Packet;
 use crate::rng::SimRng;
 use crate::units::NS_PER_S;
+
+pub const INFO: FlowKindMeta = FlowKindMeta {
+    name: "onoff",
+    summary: "Exponential on/off datagram source: bursts at a peak rate, unresponsive and bursty.",
+};
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Params {
@@ -41,6 +47,27 @@ impl Params {
     }
 }
 
+impl FlowKind for Params {
+    fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng) -> (AnyAgent, AnyAgent) {
+        (AnyAgent::OnOff(OnOff::new(self, ids, when, rng)), AnyAgent::Sink(Sink))
+    }
+    fn mean_packet_size(&self) -> f64 {
+        self.packet_size.mean()
+    }
+    fn largest_packets(&self) -> (u64, Option<u64>) {
+        (self.packet_size.largest(), None)
+    }
+    fn demand_bps(&self) -> f64 {
+        self.mean_rate_bps()
+    }
+    fn peak_rate_bps(&self) -> Option<u64> {
+        Some(self.rate_bps)
+    }
+    fn transport(&self) -> Transport {
+        Transport::Udp
+    }
+}
+
 pub struct OnOff {
     p: Params,
     ids: FlowIds,
@@ -54,7 +81,8 @@ pub struct OnOff {
     seq: u64,
 }
 
-const EMIT: u8 = 0;
+/// Its one timer: the next packet is due.
+const EMIT: TimerKind = TimerKind(0);
 
 impl OnOff {
     pub fn new(p: &Params, ids: FlowIds, when: Schedule, rng: SimRng) -> Self {
@@ -91,7 +119,7 @@ impl Agent for OnOff {
         self.emit(now, out);
     }
     fn on_packet(&mut self, _now: u64, _pkt: &Packet, _out: &mut Outbox) {}
-    fn on_timer(&mut self, now: u64, _kind: u8, _gen: u32, out: &mut Outbox) {
+    fn on_timer(&mut self, now: u64, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
         self.emit(now, out);
     }
 }

@@ -1,6 +1,6 @@
 //! Datagram sink: accepts every packet of its flow; all delivered bytes count as goodput.
 
-use super::{Agent, Outbox};
+use crate::agent::{Agent, Outbox};
 use crate::packet::Packet;
 
 pub struct Sink;

@@ -24,6 +24,15 @@ pub enum SizeDist {
 }
 
 impl SizeDist {
+    /// The largest size drawn; an exponential has none, so its mean stands in.
+    pub fn largest(&self) -> u64 {
+        match *self {
+            SizeDist::Fixed { bytes } => bytes as u64,
+            SizeDist::Uniform { max, .. } => max as u64,
+            SizeDist::Exponential { mean } => mean.round().max(1.0) as u64,
+        }
+    }
+
     pub fn mean(&self) -> f64 {
         match *self {
             SizeDist::Fixed { bytes } => bytes as f64,

@@ -11,6 +11,7 @@ mod radix_heap;
 
 use radix_heap::RadixHeap;
 
+use crate::agent::TimerKind;
 use crate::packet::PacketId;
 
 /// Everything that can happen. Events carry ids, never references.
@@ -22,7 +23,7 @@ pub enum Event {
     /// A packet reaches the far end of a link after propagation.
     Arrive { link: u32, pkt: PacketId },
     /// An agent's timer; stale when `gen` no longer matches the agent's own (lazy cancel).
-    Timer { agent: u32, kind: u8, gen: u32 },
+    Timer { agent: u32, kind: TimerKind, gen: u32 },
     /// An agent starts.
     Start { agent: u32 },
     /// Take a sample of the traced time series.

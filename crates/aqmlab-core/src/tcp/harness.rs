@@ -6,9 +6,9 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::sender::App;
+use super::source::DataSource;
 use super::{Common, Receiver, Sender};
-use crate::app::{Agent, FlowIds, Outbox, Schedule};
+use crate::agent::{Agent, FlowIds, Outbox, Schedule, TimerKind};
 use crate::packet::{flags, Packet};
 use crate::units::tx_time_ns;
 
@@ -16,7 +16,7 @@ use crate::units::tx_time_ns;
 enum Ev {
     ToReceiver(Packet),
     ToSender(Packet),
-    Timer { sender: bool, kind: u8, gen: u32 },
+    Timer { sender: bool, kind: TimerKind, gen: u32 },
 }
 
 /// A data packet as it left the sender.
@@ -64,14 +64,22 @@ pub const MS: u64 = 1_000_000;
 impl Bench {
     /// A bulk sender (`total` bytes, or unending) starting at time 0.
     pub fn new(c: &Common, total: Option<u64>, rate_bps: u64, delay_ns: u64) -> Self {
-        Self::with_app(c, total, App::Bulk, false, rate_bps, delay_ns)
+        Self::with_source(c, total, None, false, rate_bps, delay_ns)
     }
 
-    pub fn with_app(c: &Common, total: Option<u64>, app: App, app_delay: bool, rate_bps: u64, delay_ns: u64) -> Self {
+    /// A sender fed by `source` (bulk when `None`).
+    pub fn with_source(
+        c: &Common,
+        total: Option<u64>,
+        source: Option<Box<dyn DataSource>>,
+        app_delay: bool,
+        rate_bps: u64,
+        delay_ns: u64,
+    ) -> Self {
         let ids = FlowIds { flow: 0, src: 0, dst: 1 };
         let when = Schedule { start: 0, jitter: 0, stop: None };
         let mut b = Bench {
-            sender: Sender::new(c, total, app, ids, when),
+            sender: Sender::new(c, total, source, ids, when),
             receiver: Receiver::new(c, ids, app_delay),
             now: 0,
             rate_bps,
@@ -200,7 +208,7 @@ pub fn common(cc_and_keys: &str) -> Common {
     let src = Source { path: "bench".into() };
     let t = parse_toml(cc_and_keys, &src).expect("valid TOML");
     let mut f = Fields::new(&src, "flow", &t, Origin::Default);
-    let p = super::Params::read(&mut f).expect("valid parameters");
+    let p = crate::app::tcp::Params::read(&mut f).expect("valid parameters");
     f.finish().expect("known keys");
     p.common
 }

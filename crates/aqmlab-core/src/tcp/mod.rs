@@ -10,10 +10,11 @@
 //! - [`rtt`]: the generic and Jacobson/Karels estimators, Karn's rule, backoff, coarse ticks;
 //! - [`cc`]: one congestion control per file (generic, slowstart, tahoe/jk, reno, newreno,
 //!   cubic, dctcp, vegas, decbit);
+//! - [`source`]: where a sender's data comes from (bulk, or an application such as Telnet);
 //! - [`telnet`]: the interactive source of the FQ paper.
 //!
 //! In a scenario, `kind = "tcp"` with `cc = "reno"` (and the cc's own keys in the same table),
-//! or `kind = "telnet"`. Every data packet of a flow is one segment; the sequence space counts
+//! or `kind = "telnet"` (the flow kinds are in [`crate::app`]). Every data packet of a flow is one segment; the sequence space counts
 //! data bytes, so goodput is data bytes and throughput wire bytes. An ACK's `echo` carries the
 //! `sent_at` of the data packet that caused it (the earliest one it acknowledges, for a delayed
 //! ACK) and its `seq` that packet's sequence number; the ACK carries `RETX` when that packet was
@@ -22,28 +23,43 @@
 
 use serde::Serialize;
 
-use crate::conf::{Bytes, Duration, Fields, Result};
+use crate::agent::TimerKind;
+use crate::conf::{Duration, Fields, Result};
 
 pub mod cc;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
+pub mod source;
 pub mod telnet;
 
 pub use cc::{AnyCc, CcParams, CongestionControl};
 pub use receiver::Receiver;
 pub use sender::Sender;
 
-/// Timer kinds of the TCP agents.
-pub mod timer {
+/// The timers of the TCP agents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Timer {
     /// The retransmission timer (sender).
-    pub const RTO: u8 = 0;
-    /// The application's next keystroke (Telnet sender).
-    pub const APP: u8 = 1;
+    Rto = 0,
+    /// The application's next data (a Telnet sender's next keystroke).
+    App = 1,
     /// The delayed-ACK timer (receiver).
-    pub const DELACK: u8 = 2;
+    DelAck = 2,
     /// The pacing timer (paced sender): the next packet may leave.
-    pub const PACE: u8 = 3;
+    Pace = 3,
+}
+
+impl Timer {
+    pub const fn kind(self) -> TimerKind {
+        TimerKind(self as u8)
+    }
+
+    /// The timer a fired kind names (one this module armed).
+    pub fn of(kind: TimerKind) -> Option<Timer> {
+        [Timer::Rto, Timer::App, Timer::DelAck, Timer::Pace].into_iter().find(|t| t.kind() == kind)
+    }
 }
 
 /// Settings shared by every TCP flow, whatever its application.
@@ -97,14 +113,15 @@ pub enum EcnUse {
 }
 
 /// Defaults that differ between the flow kinds.
-struct Defaults {
-    cc: &'static str,
-    packet_size: u32,
-    max_window: u32,
+pub struct Defaults {
+    pub cc: &'static str,
+    pub packet_size: u32,
+    pub max_window: u32,
 }
 
 impl Common {
-    fn read(f: &mut Fields, d: &Defaults) -> Result<Self> {
+    /// Read the keys every TCP flow kind shares, and its congestion control's own.
+    pub fn read(f: &mut Fields, d: &Defaults) -> Result<Self> {
         let cc_name: String = f.or(
             "cc",
             d.cc.to_string(),
@@ -237,61 +254,5 @@ impl Common {
     }
 }
 
-/// A bulk transfer (`kind = "tcp"`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Params {
-    #[serde(flatten)]
-    pub common: Common,
-    /// Data bytes to transfer; `None` for an unending transfer.
-    pub bytes: Option<u64>,
-}
-
-impl Params {
-    pub fn read(f: &mut Fields) -> Result<Self> {
-        let common = Common::read(f, &Defaults { cc: "reno", packet_size: 1000, max_window: 10_000 })?;
-        let bytes: Option<Bytes> =
-            f.opt("bytes", "data to transfer, then stop and record the completion time (default: unending)")?;
-        if let Some(b) = bytes {
-            f.ensure(b.0 > 0, "bytes", "must be above 0")?;
-        }
-        Ok(Params { common, bytes: bytes.map(|b| b.0) })
-    }
-}
-
 #[cfg(test)]
 pub(crate) mod harness;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::conf::{parse_toml, Origin, Source};
-
-    fn read(text: &str) -> Result<Params> {
-        let src = Source { path: "t.toml".into() };
-        let t = parse_toml(text, &src).unwrap();
-        let mut f = Fields::new(&src, "flow[x]", &t, Origin::Line(1));
-        let p = Params::read(&mut f)?;
-        f.finish()?;
-        Ok(p)
-    }
-
-    #[test]
-    fn cc_keys_live_in_the_flow_table_and_unknown_ones_are_refused() {
-        let p = read("cc = \"jk\"\nmax_window = 5\ninitial_ssthresh = 5\nmin_rto = \"1s\"\ntick = \"500ms\"").unwrap();
-        assert_eq!(p.common.cc.name(), "tahoe");
-        assert_eq!(p.common.cc.rto().tick_ns, 500_000_000);
-        let e = read("cc = \"reno\"\nalpha = 2").unwrap_err();
-        assert!(e.message.starts_with("unknown key"), "{e}");
-        let e = read("cc = \"hybla\"").unwrap_err();
-        assert!(e.message.contains("unknown congestion control 'hybla'"), "{e}");
-        let e = read("cc = \"vegas\"\necn = true").unwrap_err();
-        assert!(e.message.contains("ecn = true is allowed with: slowstart, tahoe, reno, newreno, cubic"), "{e}");
-        let e = read("cc = \"decbit\"\necn = true").unwrap_err();
-        assert!(e.message.contains("always ECN-capable"), "{e}");
-        assert!(read("cc = \"vegas\"\nalpha = 2\nbeta = 4").is_ok());
-        let e = read("cc = \"tahoe\"\nsack = true").unwrap_err();
-        assert!(e.message.contains("sack = true is allowed with: reno, newreno, cubic, dctcp"), "{e}");
-        assert!(read("cc = \"cubic\"\nsack = true").unwrap().common.sack);
-        assert!(read("packet_size = 40\nheader = 40").is_err());
-    }
-}

@@ -25,8 +25,8 @@
 
 use std::collections::VecDeque;
 
-use super::{timer, Common, Feedback};
-use crate::app::{Agent, FlowIds, Outbox, TimerReq};
+use super::{Common, Feedback, Timer};
+use crate::agent::{Agent, FlowIds, Outbox, TimerKind, TimerReq};
 use crate::packet::{flags, Packet, PacketKind, SackBlocks};
 
 /// The receiver's SACK state (RFC 2018): the out-of-order data as merged byte ranges, and the
@@ -247,13 +247,17 @@ impl Agent for Receiver {
             if !self.delayed || filled || self.pending >= 2 || !self.ooo.is_empty() {
                 self.ack_now(None, false, out);
             } else if self.pending == 1 {
-                out.timers.push(TimerReq { at: now + self.delack_ns, kind: timer::DELACK, gen: self.delack_gen });
+                out.timers.push(TimerReq {
+                    at: now + self.delack_ns,
+                    kind: Timer::DelAck.kind(),
+                    gen: self.delack_gen,
+                });
             }
         }
     }
 
-    fn on_timer(&mut self, _now: u64, kind: u8, gen: u32, out: &mut Outbox) {
-        if kind == timer::DELACK && gen == self.delack_gen && self.pending > 0 {
+    fn on_timer(&mut self, _now: u64, kind: TimerKind, gen: u32, out: &mut Outbox) {
+        if Timer::of(kind) == Some(Timer::DelAck) && gen == self.delack_gen && self.pending > 0 {
             self.ack_now(None, false, out);
         }
     }
@@ -320,7 +324,7 @@ mod tests {
         let mut out = Outbox::default();
         assert!(seg(&mut r, 0, 7, 0, &mut out).is_empty());
         let timer = out.timers[0];
-        assert_eq!((timer.kind, timer.at), (timer::DELACK, 7 + 10 + 100_000_000));
+        assert_eq!((timer.kind, timer.at), (Timer::DelAck.kind(), 7 + 10 + 100_000_000));
         let a = seg(&mut r, 1, 8, 0, &mut out);
         assert_eq!((a[0].ack, a[0].echo), (2 * SEG, 7), "the second segment is acknowledged, echoing the first");
         out.clear();

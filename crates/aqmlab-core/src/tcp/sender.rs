@@ -53,9 +53,9 @@ use std::collections::VecDeque;
 
 use super::cc::{AckInfo, AnyCc, RateSample, Reaction, TimeoutInfo};
 use super::rtt::{RttEstimator, MAX_BACKOFF_SHIFT};
-use super::telnet::Keystrokes;
-use super::{timer, Common, Feedback};
-use crate::app::{Agent, FlowIds, Outbox, Schedule, TimerReq};
+use super::source::DataSource;
+use super::{Common, Feedback, Timer};
+use crate::agent::{Agent, FlowIds, Outbox, Schedule, TimerKind, TimerReq};
 use crate::packet::{flags, Packet};
 
 /// A segment sent and not yet acknowledged.
@@ -89,7 +89,7 @@ struct SackRecovery {
 /// A one-shot timer re-armed lazily (see the module doc).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LazyTimer {
-    kind: u8,
+    kind: Timer,
     gen: u32,
     /// When the agent wants to be woken, if at all.
     deadline: Option<u64>,
@@ -98,7 +98,7 @@ pub(crate) struct LazyTimer {
 }
 
 impl LazyTimer {
-    pub(crate) const fn new(kind: u8) -> Self {
+    pub(crate) const fn new(kind: Timer) -> Self {
         LazyTimer { kind, gen: 0, deadline: None, pending: None }
     }
 
@@ -112,7 +112,7 @@ impl LazyTimer {
         if self.pending.is_none_or(|p| p > at) {
             self.gen = self.gen.wrapping_add(1);
             self.pending = Some(at);
-            out.timers.push(TimerReq { at, kind: self.kind, gen: self.gen });
+            out.timers.push(TimerReq { at, kind: self.kind.kind(), gen: self.gen });
         }
     }
 
@@ -171,14 +171,6 @@ struct Pacer {
     timer: LazyTimer,
 }
 
-/// Where the data comes from.
-pub enum App {
-    /// As much as the window allows (up to `bytes` for a finite transfer).
-    Bulk,
-    /// Keystrokes (boxed: a bulk sender, the common case, should not carry their 80 bytes).
-    Telnet(Box<Keystrokes>),
-}
-
 pub struct Sender {
     ids: FlowIds,
     when: Schedule,
@@ -219,11 +211,19 @@ pub struct Sender {
     /// After a timeout, no SACK recovery begins before `snd_una` reaches this.
     no_recovery_before: u64,
     done: bool,
-    app: App,
+    /// The application feeding it; `None` for a bulk transfer, as much as the window allows (up
+    /// to `total`). Boxed: a bulk sender, the common case, carries only the pointer.
+    source: Option<Box<dyn DataSource>>,
 }
 
 impl Sender {
-    pub fn new(c: &Common, total: Option<u64>, app: App, ids: FlowIds, when: Schedule) -> Self {
+    pub fn new(
+        c: &Common,
+        total: Option<u64>,
+        source: Option<Box<dyn DataSource>>,
+        ids: FlowIds,
+        when: Schedule,
+    ) -> Self {
         let mut cc = c.cc.build(c.max_window);
         if let AnyCc::Bbr(b) = &mut cc {
             b.reseed(ids.flow as u64);
@@ -245,20 +245,20 @@ impl Sender {
             snd_max: 0,
             segs: VecDeque::new(),
             dupacks: 0,
-            rto: LazyTimer::new(timer::RTO),
+            rto: LazyTimer::new(Timer::Rto),
             feedback: c.feedback(),
             ect: if c.sends_ect1() { flags::ECT | flags::ECT1 } else { flags::ECT },
             ecn_recover: 0,
             send_cwr: false,
             delivery: Delivery { min_rtt: u64::MAX, ..Delivery::default() },
             pacer: (c.pacing || c.cc.info().paces)
-                .then(|| Box::new(Pacer { next_send: 0, timer: LazyTimer::new(timer::PACE) })),
+                .then(|| Box::new(Pacer { next_send: 0, timer: LazyTimer::new(Timer::Pace) })),
             sack: c.sack,
             sacked: 0,
             recovery: None,
             no_recovery_before: 0,
             done: false,
-            app,
+            source,
         }
     }
 
@@ -292,10 +292,7 @@ impl Sender {
 
     /// Bytes the application lets the sender send by `now`.
     fn limit(&self, now: u64) -> u64 {
-        let supplied = match &self.app {
-            App::Bulk => u64::MAX,
-            App::Telnet(k) => k.supplied(),
-        };
+        let supplied = self.source.as_ref().map_or(u64::MAX, |s| s.supplied());
         let cap = supplied.min(self.total.unwrap_or(u64::MAX));
         if self.when.stop.is_some_and(|s| now >= s) {
             cap.min(self.snd_max)
@@ -504,10 +501,7 @@ impl Sender {
             s.app_ts
         } else {
             debug_assert_eq!((seq, idx), (self.snd_max, self.segs.len()));
-            let app_ts = match &mut self.app {
-                App::Telnet(k) => k.take(now),
-                App::Bulk => 0,
-            };
+            let app_ts = self.source.as_mut().map_or(0, |s| s.take(now));
             self.segs.push_back(Seg {
                 first_sent: now,
                 last_sent: now,
@@ -781,9 +775,8 @@ impl Sender {
 
 impl Agent for Sender {
     fn start(&mut self, now: u64, out: &mut Outbox) {
-        match &mut self.app {
-            App::Telnet(k) => k.schedule_next(now, out),
-            App::Bulk => self.send_allowed(now, out),
+        if self.source.as_mut().is_none_or(|s| s.start(now, out)) {
+            self.send_allowed(now, out);
         }
     }
 
@@ -793,26 +786,34 @@ impl Agent for Sender {
         }
     }
 
-    fn on_timer(&mut self, now: u64, kind: u8, gen: u32, out: &mut Outbox) {
+    fn on_timer(&mut self, now: u64, kind: TimerKind, gen: u32, out: &mut Outbox) {
+        let Some(timer) = Timer::of(kind) else { return };
         if self.done {
             return;
         }
-        match kind {
-            timer::RTO if self.rto.fire(now, gen, out) => self.on_timeout(now, out),
-            timer::PACE if self.pacer.as_mut().is_some_and(|p| p.timer.fire(now, gen, out)) => {
-                self.send_allowed(now, out);
+        match timer {
+            Timer::Rto => {
+                if self.rto.fire(now, gen, out) {
+                    self.on_timeout(now, out);
+                }
             }
-            timer::APP => {
+            Timer::Pace => {
+                if self.pacer.as_mut().is_some_and(|p| p.timer.fire(now, gen, out)) {
+                    self.send_allowed(now, out);
+                }
+            }
+            Timer::App => {
                 if self.when.stop.is_some_and(|s| now >= s) {
                     return;
                 }
                 let mss = self.mss;
-                if let App::Telnet(k) = &mut self.app {
-                    k.keystroke(now, mss, out);
+                if let Some(source) = &mut self.source {
+                    source.on_timer(now, mss, out);
                 }
                 self.send_allowed(now, out);
             }
-            _ => {}
+            // The receiver's.
+            Timer::DelAck => {}
         }
     }
 
@@ -1228,7 +1229,7 @@ mod tests {
     #[test]
     fn lazy_timer_fires_once_at_the_latest_deadline() {
         let mut out = Outbox::default();
-        let mut t = LazyTimer::new(timer::RTO);
+        let mut t = LazyTimer::new(Timer::Rto);
         t.set(100, &mut out);
         t.set(150, &mut out); // later: no new event
         assert_eq!(out.timers.len(), 1);

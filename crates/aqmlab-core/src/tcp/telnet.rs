@@ -13,34 +13,10 @@
 
 use std::collections::VecDeque;
 
-use serde::Serialize;
-
-use super::{timer, Common, Defaults};
-use crate::app::{Outbox, TimerReq};
-use crate::conf::{Duration, Fields, Result};
+use super::source::DataSource;
+use super::Timer;
+use crate::agent::{Outbox, TimerReq};
 use crate::rng::SimRng;
-
-/// `kind = "telnet"`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Params {
-    #[serde(flatten)]
-    pub common: Common,
-    /// Mean time between keystrokes, ns.
-    pub mean_interval_ns: u64,
-}
-
-impl Params {
-    pub fn read(f: &mut Fields) -> Result<Self> {
-        let common = Common::read(f, &Defaults { cc: "generic", packet_size: 40, max_window: 5 })?;
-        let iv: Duration = f.or(
-            "mean_interval",
-            Duration(5_000_000_000),
-            "mean time between keystrokes (exponential: a Poisson process)",
-        )?;
-        f.ensure(iv.0 > 0, "mean_interval", "must be above 0")?;
-        Ok(Params { common, mean_interval_ns: iv.0 })
-    }
-}
 
 /// The keystroke process feeding a Telnet sender.
 pub struct Keystrokes {
@@ -53,29 +29,38 @@ pub struct Keystrokes {
 }
 
 impl Keystrokes {
-    pub fn new(p: &Params, rng: SimRng) -> Self {
-        Keystrokes { mean_gap_ns: p.mean_interval_ns as f64, rng, supplied: 0, waiting: VecDeque::new() }
-    }
-
-    pub fn supplied(&self) -> u64 {
-        self.supplied
+    /// Keystrokes `mean_interval_ns` apart on average.
+    pub fn new(mean_interval_ns: u64, rng: SimRng) -> Self {
+        Keystrokes { mean_gap_ns: mean_interval_ns as f64, rng, supplied: 0, waiting: VecDeque::new() }
     }
 
     /// Arm the timer for the next keystroke.
-    pub fn schedule_next(&mut self, now: u64, out: &mut Outbox) {
+    fn schedule_next(&mut self, now: u64, out: &mut Outbox) {
         let gap = self.rng.exponential(self.mean_gap_ns).round() as u64;
-        out.timers.push(TimerReq { at: now + gap.max(1), kind: timer::APP, gen: 0 });
+        out.timers.push(TimerReq { at: now + gap.max(1), kind: Timer::App.kind(), gen: 0 });
+    }
+}
+
+impl DataSource for Keystrokes {
+    fn supplied(&self) -> u64 {
+        self.supplied
     }
 
-    /// A keystroke of `bytes` now; the next one is scheduled.
-    pub fn keystroke(&mut self, now: u64, bytes: u64, out: &mut Outbox) {
-        self.supplied += bytes;
+    /// No keystroke yet: the first comes one exponential gap after the start.
+    fn start(&mut self, now: u64, out: &mut Outbox) -> bool {
+        self.schedule_next(now, out);
+        false
+    }
+
+    /// A keystroke of one segment now; the next one is scheduled.
+    fn on_timer(&mut self, now: u64, mss: u64, out: &mut Outbox) {
+        self.supplied += mss;
         self.waiting.push_back(now);
         self.schedule_next(now, out);
     }
 
     /// The generation time of the next keystroke to be sent.
-    pub fn take(&mut self, now: u64) -> u64 {
+    fn take(&mut self, now: u64) -> u64 {
         self.waiting.pop_front().unwrap_or(now)
     }
 }
@@ -83,9 +68,9 @@ impl Keystrokes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conf::{parse_toml, Origin, Source};
+    use crate::app::telnet::Params;
+    use crate::conf::{parse_toml, Fields, Origin, Source};
     use crate::tcp::harness::{Bench, MS};
-    use crate::tcp::sender::App;
 
     #[test]
     fn keystrokes_arrive_as_a_poisson_process_and_report_their_delay() {
@@ -94,9 +79,9 @@ mod tests {
         let mut f = Fields::new(&src, "flow", &t, Origin::Default);
         let p = Params::read(&mut f).unwrap();
         assert_eq!((p.common.packet_size, p.common.max_window, p.common.cc.name()), (40, 5, "generic"));
-        let keys = Keystrokes::new(&p, SimRng::from_seed(3));
+        let keys = Keystrokes::new(p.mean_interval_ns, SimRng::from_seed(3));
         // 56 kbps and 10 ms each way: a keystroke takes 40 x 8 / 56000 s + 10 ms to arrive.
-        let mut b = Bench::with_app(&p.common, None, App::Telnet(Box::new(keys)), true, 56_000, 10 * MS);
+        let mut b = Bench::with_source(&p.common, None, Some(Box::new(keys)), true, 56_000, 10 * MS);
         b.run_until(2_000_000 * MS);
         let n = b.sent.len() as f64;
         assert!((n - 2000.0).abs() < 4.0 * 2000f64.sqrt(), "{n} keystrokes in 2000 s at 1/s");

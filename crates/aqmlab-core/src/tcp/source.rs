@@ -1,0 +1,20 @@
+//! Where a TCP sender's data comes from: the sender asks its source how many bytes the
+//! application has handed over, and sends no further. A bulk transfer has no source (it is never
+//! short of data, up to its `bytes`); an interactive one (Telnet's keystrokes) hands data over in
+//! pieces, on a timer of its own, and records when each piece was made so that its delay to the
+//! receiver's application can be measured.
+
+use crate::agent::Outbox;
+
+/// An application feeding a TCP sender.
+pub trait DataSource: Send {
+    /// Data bytes handed to TCP so far.
+    fn supplied(&self) -> u64;
+    /// The flow starts: arm the source's timers; whether data is there to send at once.
+    fn start(&mut self, now: u64, out: &mut Outbox) -> bool;
+    /// The source's timer ([`super::Timer::App`]) fired: new data of `mss` bytes per segment
+    /// may have come.
+    fn on_timer(&mut self, now: u64, mss: u64, out: &mut Outbox);
+    /// When the data of the next new segment was made, ns (the start of its application delay).
+    fn take(&mut self, now: u64) -> u64;
+}
