@@ -124,3 +124,35 @@ def test_claims_rest_on_their_trend() -> None:
 def test_printed_precision(printed: str, decimals: int, half: float) -> None:
     assert printed_decimals(printed) == decimals
     assert half_unit(printed) == pytest.approx(half)
+
+
+def test_a_median_row_compares_the_median_run_and_checks_its_finding_on_medians() -> None:
+    # Five seeds in two regimes (locked out three times, in twice): the mean, 333, is a value no
+    # run takes; the median row compares the paper's 0 with the median run, without an interval.
+    import pandas as pd
+
+    from aqmlab.reproduce.base import Experiment, Reference, compare, summarise, value_of
+
+    measured = pd.DataFrame(
+        {
+            "condition": ["c"] * 5,
+            "seed": [1, 2, 3, 4, 5],
+            "quantity": ["throughput"] * 5,
+            "value": [0.0, 0.0, 0.0, 834.0, 833.0],
+        }
+    )
+    shut_out = ("shut out (under 10)", lambda s: value_of(s, "throughput", "c") < 10)
+
+    class Regimes(Experiment):
+        def references(self):
+            return [
+                Reference("throughput", "c", 0.0, "T", "certain", trend=shut_out),
+                Reference("throughput", "c", 0.0, "T", "certain", trend=shut_out, statistic="median"),
+            ]
+
+    table = compare(Regimes(), summarise(measured))
+    mean_row, median_row = table.iloc[0], table.iloc[1]
+    assert (mean_row["verdict"], mean_row["sim_mean"]) == ("differs", 333.4)
+    assert (median_row["verdict"], median_row["basis"], median_row["sim_mean"]) == ("match", "precision", 0.0)
+    assert pd.isna(median_row["ci95_low"])
+    assert median_row["interval_note"] == "median of 5 seeds: 0 0 0 833 834"

@@ -16,10 +16,20 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from aqmlab.reproduce.verdict import MATCH_TOLERANCE, MIN_SEEDS, VERDICTS, Interval, Row, decide, intervals
+from aqmlab.reproduce.verdict import (
+    MATCH_TOLERANCE,
+    MIN_SEEDS,
+    UNKNOWN,
+    VERDICTS,
+    Interval,
+    Row,
+    decide,
+    intervals,
+)
 
 PAPERS_DIR = Path(__file__).resolve().parents[3] / "scenarios" / "papers"
 
@@ -87,6 +97,11 @@ class Reference:
     #: The number's id in its paper's published.toml (``paper/key``; see
     #: :mod:`aqmlab.reproduce.published`); "" for a claim without a number.
     published: str = ""
+    #: What of aqmlab's runs the paper's single run is compared with: "mean" (with its 95%
+    #: intervals), or "median" where the seeds fall into distinct regimes that a mean would
+    #: average into a value no run takes (no interval then: the verdict rests on precision,
+    #: tolerance or the row's own chance spread; the report lists every seed's value).
+    statistic: str = "mean"
 
 
 class Experiment:
@@ -140,12 +155,15 @@ def summarise(measured: pd.DataFrame) -> pd.DataFrame:
     for (quantity, condition), group in measured.groupby(["quantity", "condition"], sort=False):
         values = group["value"].astype(float).dropna().tolist()
         mean, sd, ci, pi = intervals(values, domain_of(str(quantity)))
+        ordered = sorted(values)
         rows.append(
             {
                 "quantity": quantity,
                 "condition": condition,
                 "n": len(values),
                 "sim_mean": mean,
+                "sim_median": float(pd.Series(ordered).median()) if ordered else math.nan,
+                "seed_values": " ".join(f"{v:.4g}" for v in ordered),
                 "sd": sd,
                 "ci95_low": ci.low,
                 "ci95_high": ci.high,
@@ -156,7 +174,20 @@ def summarise(measured: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
-SUMMARY_COLUMNS = ["quantity", "condition", "n", "sim_mean", "sd", "ci95_low", "ci95_high", "run95_low", "run95_high"]
+SUMMARY_COLUMNS = [
+    "quantity",
+    "condition",
+    "n",
+    "sim_mean",
+    "sim_median",
+    "seed_values",
+    "sd",
+    "ci95_low",
+    "ci95_high",
+    "run95_low",
+    "run95_high",
+]
+STATISTICS = ("mean", "median")
 
 
 def value_of(summary: pd.DataFrame, quantity: str, condition: str) -> float:
@@ -172,17 +203,21 @@ def printed_form(ref: Reference) -> str:
     return str(int(ref.value)) if float(ref.value).is_integer() else repr(float(ref.value))
 
 
-def verdict(ref: Reference, row: Mapping[str, float], summary: pd.DataFrame) -> tuple[str, str]:
+def verdict(ref: Reference, row: Mapping[str, Any], summary: pd.DataFrame) -> tuple[str, str]:
     """(verdict, basis) of one reference against its summary row."""
-    mean = float(row["sim_mean"])
-    trend_holds = None if ref.trend is None else bool(ref.trend[1](summary))
+    if ref.statistic not in STATISTICS:
+        raise ValueError(f"{ref.quantity} / {ref.condition}: statistic {ref.statistic!r} is not one of {STATISTICS}")
+    median = ref.statistic == "median"
+    # A median row's finding is checked on the median run too: the rule reads sim_mean.
+    view = summary.assign(sim_mean=summary["sim_median"]) if median else summary
+    trend_holds = None if ref.trend is None else bool(ref.trend[1](view))
     return decide(
         Row(
             paper=ref.value,
             printed=printed_form(ref),
-            mean=mean,
-            ci=Interval(float(row["ci95_low"]), float(row["ci95_high"])),
-            pi=Interval(float(row["run95_low"]), float(row["run95_high"])),
+            mean=float(row["sim_median"] if median else row["sim_mean"]),
+            ci=UNKNOWN if median else Interval(float(row["ci95_low"]), float(row["ci95_high"])),
+            pi=UNKNOWN if median else Interval(float(row["run95_low"]), float(row["run95_high"])),
             bound=ref.bound,
             tolerance=ref.tolerance,
             spread=ref.spread,
@@ -191,8 +226,10 @@ def verdict(ref: Reference, row: Mapping[str, float], summary: pd.DataFrame) -> 
     )
 
 
-def interval_note(row: Mapping[str, float]) -> str:
+def interval_note(row: Mapping[str, Any], statistic: str = "mean") -> str:
     """Why a row has no usable interval ("" when it has one)."""
+    if statistic == "median":
+        return f"median of {int(row['n'])} seeds: {row['seed_values']}"
     if int(row["n"]) < MIN_SEEDS:
         return f"no interval: {int(row['n'])} seed(s)"
     if not Interval(float(row["ci95_low"]), float(row["ci95_high"])).informative(float(row["sim_mean"])):
@@ -203,22 +240,24 @@ def interval_note(row: Mapping[str, float]) -> str:
 def compare(experiment: Experiment, summary: pd.DataFrame) -> pd.DataFrame:
     """The comparison table: one row per published number or claim."""
     rows = []
-    empty = {c: math.nan for c in SUMMARY_COLUMNS} | {"n": 0}
+    empty: dict[str, Any] = {c: math.nan for c in SUMMARY_COLUMNS} | {"n": 0, "seed_values": ""}
     for ref in experiment.references():
         match = summary[(summary["quantity"] == ref.quantity) & (summary["condition"] == ref.condition)]
         row = match.iloc[0].to_dict() if len(match) else empty
         verdict_, basis = verdict(ref, row, summary)
+        if ref.statistic == "median":  # the mean's intervals say nothing about the median
+            row = row | dict.fromkeys(("ci95_low", "ci95_high", "run95_low", "run95_high"), math.nan)
         rows.append(
             {
                 "quantity": ref.quantity,
                 "condition": ref.condition,
                 "paper_value": ref.value,
-                "sim_mean": row["sim_mean"],
+                "sim_mean": row["sim_median"] if ref.statistic == "median" else row["sim_mean"],
                 "ci95_low": row["ci95_low"],
                 "ci95_high": row["ci95_high"],
                 "verdict": verdict_,
                 "basis": basis,
-                "interval_note": interval_note(row),
+                "interval_note": interval_note(row, ref.statistic),
                 "run95_low": row["run95_low"],
                 "run95_high": row["run95_high"],
                 "printed": printed_form(ref),
@@ -230,6 +269,7 @@ def compare(experiment: Experiment, summary: pd.DataFrame) -> pd.DataFrame:
                 "trend": ref.trend[0] if ref.trend else "",
                 "explanation": ref.explanation,
                 "published": ref.published,
+                "statistic": ref.statistic,
                 "seeds": int(row["n"]),
             }
         )

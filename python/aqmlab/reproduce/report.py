@@ -23,7 +23,10 @@ RULE = (
     "(such as `count 2 sqrt(n)`). It follows the *same trend* when only the paper's qualitative finding "
     "holds; a row whose finding fails *differs*, whatever its number (`trend fails`). Intervals are "
     "Student's t intervals intersected with the range the quantity can take (no negative throughput, "
-    "shares within [0, 1]), which keeps their coverage; one wider than the mean is marked *uninformative*."
+    "shares within [0, 1]), which keeps their coverage; one wider than the mean is marked *uninformative*. "
+    "A row whose seeds fall into distinct regimes (a phase that locks a source in or out) compares the "
+    "paper's single run with the *median* over seeds instead, without an interval; its interval column lists "
+    "every seed's value."
 )
 
 
@@ -75,7 +78,7 @@ def markdown(outcome: Outcome, figures: list[Path]) -> str:
     if seeds < MIN_SEEDS:
         lines += [f"With {seeds} seed(s) (under {MIN_SEEDS}) no row has an interval: no verdict rests on one.", ""]
     lines += [
-        "| quantity | condition | paper | sim mean | 95% interval | verdict | basis | source (certainty) |",
+        "| quantity | condition | paper | aqmlab (mean, or median) | 95% interval | verdict | basis | source (certainty) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for _, r in outcome.comparison.iterrows():
