@@ -92,3 +92,18 @@ def test_an_unknown_key_names_the_file() -> None:
 
     with pytest.raises(PublishedError, match="choke-2000/published.toml has no number 'fig3.nothing'"):
         number("choke-2000", "fig3.nothing")
+
+
+def test_no_source_cites_a_document_outside_the_repository() -> None:
+    # The papers themselves are cited by authors, year, table and page; notes that lived beside
+    # the repository (a digest of the experiments, a table of reference values) are not.
+    from support import REPO_ROOT
+
+    outside = ["experiments" + ".md", "reference" + ".toml", "shared/" + "papers", "../" + "shared"]
+    offenders = []
+    for top in ("crates", "python", "scenarios", "tests", "docs", "benches", "examples"):
+        for path in (REPO_ROOT / top).rglob("*"):
+            if path.suffix in {".rs", ".py", ".toml", ".md", ".ipynb"} and "target" not in path.parts:
+                text = path.read_text(errors="ignore")
+                offenders += [f"{path.relative_to(REPO_ROOT)}: {word}" for word in outside if word in text]
+    assert not offenders, offenders

@@ -146,7 +146,7 @@ def back_choke(rates: Sequence[float], memory: int) -> np.ndarray:
 def back_choke_closed_form(rates: Sequence[float], memory: int) -> np.ndarray:
     """Back CHOKe's shares from the product form pi(s) ~ prod_k lambda_{s_k} (S - sum_k
     lambda_{s_k}): the paper's eq. (4) for M = 1 and eq. (5) for M = 2, and its extension to
-    any M (derived in the experiments digest, not in the paper). For cross-checking
+    any M (derived by us, not printed in the paper). For cross-checking
     :func:`back_choke`.
     """
     lam = _rates(rates)
@@ -346,7 +346,7 @@ def dks_fcfs_telnet_delay(rho: float, n: int = 3, window: int = 5) -> float:
     all times (DKS 1989, Fig. 1; the paper plots this curve but prints only its limit
     (N W - 1/2) P as rho -> 0).
 
-    Derivation (experiments.md, section 2): an arriving Telnet packet (Poisson arrivals see
+    Derivation (ours; the paper states only the assumptions): an arriving Telnet packet (Poisson arrivals see
     time averages) finds the N W FTP packets and, on average, L Telnet packets, one of them
     in service with half its time left: D = N W - 1/2 + L. Little's law gives L = x (D + 1)
     with x = rho / (N + 1) the Telnet's share of the line, so D = (N W - 1/2 + x) / (1 - x).

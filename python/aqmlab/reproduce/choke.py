@@ -10,7 +10,7 @@ from itertools import pairwise
 import pandas as pd
 
 from aqmlab.reproduce.base import Condition, Experiment, Reference, stack, value_of
-from aqmlab.reproduce.plots import bar_figure, save
+from aqmlab.reproduce.plots import bar_figure, half_width, paper_points, save
 from aqmlab.reproduce.published import Number, cite, number
 
 PAPER = "Pan, Prabhakar, Psounis, CHOKe, INFOCOM 2000"
@@ -125,6 +125,7 @@ class Fig3(Experiment):
             "throughput (kbps)",
             "Fig. 3: UDP and TCP throughput",
             outdir / "fig3",
+            paper=paper_points(self.references()),
         )
 
 
@@ -345,12 +346,25 @@ front-CHOKe model 2 lambda / (mu + 2 lambda); both are compared."""
 
         fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
         for disc, style in (("choke", "o-"), ("red", "s--")):
-            y = [value_of(summary, "udp_throughput_kbps", f"{disc} udp={r}kbps") for r in UDP_RATES_KBPS]
-            t = [value_of(summary, "tcp_mean_throughput_kbps", f"{disc} udp={r}kbps") for r in UDP_RATES_KBPS]
-            axes[0].plot(UDP_RATES_KBPS, y, style, label=f"UDP ({disc})")
-            axes[0].plot(UDP_RATES_KBPS, [v * 32 for v in t], style, alpha=0.5, label=f"TCP total ({disc})")
-        d = [value_of(summary, "udp_drop_fraction", f"choke udp={r}kbps") for r in UDP_RATES_KBPS]
-        axes[1].plot(UDP_RATES_KBPS, d, "o-", label="aqmlab CHOKe")
+            conds = [f"{disc} udp={r}kbps" for r in UDP_RATES_KBPS]
+            y = [value_of(summary, "udp_throughput_kbps", c) for c in conds]
+            ey = [half_width(summary, "udp_throughput_kbps", c) for c in conds]
+            t = [value_of(summary, "tcp_mean_throughput_kbps", c) for c in conds]
+            et = [half_width(summary, "tcp_mean_throughput_kbps", c) for c in conds]
+            axes[0].errorbar(UDP_RATES_KBPS, y, yerr=ey, fmt=style, capsize=2, label=f"UDP ({disc})")
+            axes[0].errorbar(
+                UDP_RATES_KBPS,
+                [v * 32 for v in t],
+                yerr=[e * 32 for e in et],
+                fmt=style,
+                alpha=0.5,
+                capsize=2,
+                label=f"TCP total ({disc})",
+            )
+        conds = [f"choke udp={r}kbps" for r in UDP_RATES_KBPS]
+        d = [value_of(summary, "udp_drop_fraction", c) for c in conds]
+        ed = [half_width(summary, "udp_drop_fraction", c) for c in conds]
+        axes[1].errorbar(UDP_RATES_KBPS, d, yerr=ed, fmt="o-", capsize=2, label="aqmlab CHOKe (95% CI)")
         axes[1].plot(
             UDP_RATES_KBPS, [num(f"fig5.udp_drop.{r}").value for r in UDP_RATES_KBPS], "k^", label="paper (simulation)"
         )

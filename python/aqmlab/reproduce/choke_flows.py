@@ -276,7 +276,7 @@ UDP flow among 32 TCP flows. It prints no numbers: the rows check its two claims
             ["drop 2", "drop 3", "drop 4"],
             ["udp_throughput_kbps", "tcp_throughput_kbps"],
             "throughput (kbps)",
-            "Fig. 8: CHOKe with more candidates",
+            "Fig. 8: CHOKe with more candidates (the paper prints no numbers)",
             outdir / "fig8",
         )
 
@@ -453,10 +453,13 @@ def rate_figure(summary, variants, title, stem):
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for k, v in enumerate(variants):
         for q, style in (("udp_throughput_kbps", "o-"), ("tcp_throughput_kbps", "s--")):
-            ax.plot(
+            conds = [f"{v} udp={r}kbps" for r in FIG9_RATES_KBPS]
+            ax.errorbar(
                 FIG9_RATES_KBPS,
-                [value_of(summary, q, f"{v} udp={r}kbps") for r in FIG9_RATES_KBPS],
-                style,
+                [value_of(summary, q, c) for c in conds],
+                yerr=[half_width(summary, q, c) for c in conds],
+                fmt=style,
+                capsize=2,
                 color=f"C{k}",
                 label=f"{q.split('_')[0].upper()} total ({v})",
             )

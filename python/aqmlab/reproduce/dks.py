@@ -54,7 +54,7 @@ REDUCED = {"simulation.duration": "400s", "simulation.warmup": "200s"}
 COMMON_NOTES = """Every scenario follows the paper's section 4: Telnets send 40-byte packets, Poisson with a
 mean gap of 5 s; FTPs have endless 1000-byte packets; both have a window of 5; ACKs are 40 bytes;
 FQ has delta = 0 and counts conversations by source-destination pair; 1500 s of warm-up, then
-500 s measured. Left open and chosen as in the digest (experiments.md, sections 2 and 5):
+500 s measured. Left open by the paper, and our choices:
 gateway lines of 56 kbps (3500 packets in 500 s), buffers of 15 packets, 10 Mbps host links,
 no propagation delay, starts spread over the first second. The policy pairs (Table 1):
 **G** is the paper's generic flow control (fixed window, timeout 2 x smoothed RTT, no
@@ -62,8 +62,10 @@ back-off); **JK** is aqmlab's Tahoe (slow start, congestion avoidance, Jacobson'
 Karn's rule and back-off, fast retransmit, no fast recovery) capped at 5; **DEC** is the DECbit
 source (window +1 or x0.875 per two windows of ACKs); **FCFS** is drop-tail; **FQ** is Fair
 Queueing with push-out from the longest conversation; **DEC** as a gateway is selective DECbit
-(TR-510 approximated: bits only for conversations at or above their max-min share of 90% of the
-line, while the cycle-averaged queue is at least 1); **FQbit** is FQ that sets the bit when a
+(DEC TR-510, Ramakrishnan, Chiu and Jain 1987, approximated: its exact rules could not be found,
+in the report or in any public text that cites it; aqmlab sets the bit only for conversations at
+or above their max-min share of 90% of the line, while the cycle-averaged queue is at least 1, and
+every DEC/DEC row of every scenario rests on that approximation); **FQbit** is FQ that sets the bit when a
 conversation's queue exceeds alpha = 1/2 of its share of the buffer (alpha is garbled in the
 paper). The Telnets use the same flow control as the FTPs. Only the gateway lines change queue;
 host links stay FCFS (nothing waits at 10 Mbps).
@@ -556,14 +558,17 @@ _LOCKOUT = (
     "sources (few retransmissions, no drops for the winners, a buffer always full) follow from this"
 )
 _ALPHA = (
-    "FQbit's alpha is garbled in the paper ('completely ad hoc'); we keep the digest's 1/2. It sets the DECbit sources' "
+    "FQbit's alpha is garbled in the paper ('completely ad hoc'); we keep 1/2. It sets the DECbit sources' "
     "window: with alpha = 1/2 the FTPs here settle at larger windows than the paper's (scenario 2: RTT 1.56 s against "
     "0.86 s = 6 packets / 7 per s, i.e. one packet each). The paper's scenario 5 (RTT 1.43 s: windows at 5, no bit ever "
     "set) needs alpha >= 2/3 with a buffer of 15 and two conversations per line, its scenario 2 alpha < 0.4 with six: no "
     "single alpha gives both, so we did not fit it"
 )
 S2_WHY: dict[tuple[str, str], str] = {
-    ("G/FCFS", "*"): "G/FCFS's columns are not placed by the digest; only the segregation finding is compared",
+    (
+        "G/FCFS",
+        "*",
+    ): "G/FCFS's columns are hard to place in the scan; its numbers are compared as printed, with the segregation finding",
     ("G/FCFS", "throughput"): _GENERIC
     + "which sources win, and how many, is chance (segregation): the paper's run had three "
     "winners, ours have two or three",
@@ -589,6 +594,35 @@ S2_WHY: dict[tuple[str, str], str] = {
     ("DEC/FQbit", "rtt"): _ALPHA,
     ("DEC/FQbit", "ratio"): _ALPHA,
 }
+
+
+class Scenario2Jitter(Scenario2):
+    id = "dks-1989-scenario2-jitter"
+    title = Scenario2.title + ", with a random processing time at the gateway"
+    notes = (
+        """**The processing-time model** (`link.gateway.processing_jitter`). The paper's simulated gateway
+has no stated processing time; the exact model (the experiment without `-jitter`) gives it none,
+so every source's ACK-clocked arrivals keep a fixed phase against the line's departures. This
+experiment takes the other physical end: the gateway holds each packet it forwards into the
+56 kbps line for a time drawn uniformly from [0, 142.9 ms], one packet time of that line (1000 B
+at 56 kbps; a longer processing time would make the gateway, not the line, the bottleneck).
+Chosen from that argument before it was run. A jitter of a packet time makes every arrival's
+phase against the departures uniform: no phase effects at all. The rows and their tolerances are
+those of the exact experiment.
+
+"""
+        + Scenario2.notes
+    )
+
+    def conditions(self):
+        jitter = f"{GATEWAY_PACKET_TIME_MS:.3f}ms"
+        return [
+            Condition(c.label, {**c.overrides, "link.gateway.processing_jitter": jitter}) for c in super().conditions()
+        ]
+
+
+#: One packet time of the 56 kbps gateway line: 1000 bytes.
+GATEWAY_PACKET_TIME_MS = 1000 * 8 / 56000 * 1000
 
 
 # Scenario 3 ------------------------------------------------------------------------------------
@@ -893,7 +927,7 @@ class Scenario5(DksScenario):
         + """
 
 Three 56 kbps lines in a chain; short FTP i crosses line i, FTP 4 crosses all three (the layout
-is the digest's reading of an illegible figure). The long path's fair share is half of each
+is our reading of an illegible figure). The long path's fair share is half of each
 line, 1750 packets: `long_share` is its throughput over that. `wasted` is the unused fraction of
 the lines, 1 - (short + long) / 3500 averaged over the three short FTPs' lines. The paper reports
 no retransmission and no drop anywhere: `retx:all` and `drops:all` total them over the four
@@ -977,7 +1011,7 @@ sources."""
 
 
 _SELECTIVE = (
-    "selective DECbit follows DEC TR-510, which was not available: aqmlab approximates it (bits only for "
+    "selective DECbit follows DEC TR-510, whose rules could not be found: aqmlab approximates it (bits only for "
     "conversations at or above their max-min share of 90% of the line while the cycle-averaged queue is >= 1). That "
     "approximation treats the long path fairly (two regimes across seeds: all four near 1745, or the long path near "
     "1530 and the short ones near 1950) and keeps the lines almost fully used, where the paper's DEC/DEC gave the long "
@@ -1129,7 +1163,7 @@ delta = P, and says FQ's delay diverges as rho -> 1 while FCFS's stays finite fo
 these are the rows compared (tolerance 5%: at rho = 0.002 the theory is within 1% of its limit).
 
 The theory curves come from `aqmlab.theory`: `dks_fcfs_telnet_delay`, (NW - 1/2 + x)/(1 - x)
-with x = rho/(N + 1) (the digest's derivation), and `dks_fq_telnet_delay`, the paper's
+with x = rho/(N + 1) (our derivation from the paper's assumptions), and `dks_fq_telnet_delay`, the paper's
 nonpreemptive FQ formula. That formula's first term is printed as rho/(2(1 - rho)); the paper's
 text says the bit-by-bit round robin delay is D_0((N + 1)P_T), which for a Poisson source is
 (N + 1) rho/(2(1 - rho)). The simulation follows the latter closely (both are drawn; the
@@ -1296,6 +1330,18 @@ fair share: at rho = 3 FCFS lets it take three times its share."""
                 lo.append(0 if math.isnan(low) else y - low)
                 hi.append(0 if math.isnan(high) else high - y)
             ax.errorbar(rhos, ys, yerr=[lo, hi], fmt=m, color=c, ms=5, capsize=2, label=f"{disc} aqmlab")
+        paper = [
+            (r.condition, r.value) for r in self.references() if r.quantity == "delay_P" and not math.isnan(r.value)
+        ]
+        for disc, (c, m) in styles.items():
+            pts = [
+                (rho, v)
+                for cond, v in paper
+                for rho in [RHO_ZERO, *FIG1_RHOS, *FIG1_FCFS_HIGH]
+                if cond == fig1_label(disc, rho)
+            ]
+            ax.plot([p for p, _ in pts], [v for _, v in pts], "D", mfc="none", mec="k", ms=7, label=None)
+        ax.plot([], [], "D", mfc="none", mec="k", label="paper (printed limits, formula points)")
         ax.set_yscale("log")
         ax.set_ylim(0.3, 100)
         ax.set_xlim(0, 3.2)
@@ -1307,4 +1353,4 @@ fair share: at rho = 3 FCFS lets it take three times its share."""
         return save(fig, outdir / "fig1")
 
 
-EXPERIMENTS = [Scenario1(), Scenario2(), Scenario3(), Scenario4(), Scenario5(), Scenario6(), Fig1()]
+EXPERIMENTS = [Scenario1(), Scenario2(), Scenario2Jitter(), Scenario3(), Scenario4(), Scenario5(), Scenario6(), Fig1()]

@@ -33,16 +33,28 @@ def half_width(summary: pd.DataFrame, quantity: str, condition: str) -> float:
     return max(mean - low, 0.0) if not (math.isnan(low) or math.isnan(mean)) else 0.0
 
 
-def bar_figure(summary, conditions, quantities, ylabel, title, stem: Path):
-    """One group of bars per condition, one bar per quantity, with 95% intervals."""
+def paper_points(references) -> dict[tuple[str, str], float]:
+    """The published value of each (quantity, condition) an experiment's rows compare."""
+    return {(r.quantity, r.condition): r.value for r in references if not math.isnan(r.value)}
+
+
+def bar_figure(summary, conditions, quantities, ylabel, title, stem: Path, paper: Mapping[tuple[str, str], float] = {}):
+    """One group of bars per condition, one bar per quantity, with 95% intervals; the paper's
+    value of a bar, when it has one, as a black diamond on it."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 3.5))
     width = 0.8 / len(quantities)
+    marked = False
     for k, q in enumerate(quantities):
         means = [value_of(summary, q, c) for c in conditions]
         err = [half_width(summary, q, c) for c in conditions]
-        ax.bar([i + k * width for i in range(len(conditions))], means, width, yerr=err, capsize=3, label=q)
+        xs = [i + k * width for i in range(len(conditions))]
+        ax.bar(xs, means, width, yerr=err, capsize=3, label=q)
+        px = [(x, paper[(q, c)]) for x, c in zip(xs, conditions) if (q, c) in paper]
+        if px:
+            ax.plot([x for x, _ in px], [v for _, v in px], "kD", ms=5, label=None if marked else "paper")
+            marked = True
     ax.set_xticks([i + width * (len(quantities) - 1) / 2 for i in range(len(conditions))], conditions)
     ax.set_ylabel(ylabel)
     ax.set_title(title)

@@ -20,7 +20,7 @@
 //!   region i uses m(i) candidates. The paper is inconsistent: Sec. II-A proposes "m = 2i"
 //!   candidates, Sec. III-C (which produced Fig. 10) "2i drops", i.e. 2i - 1 candidates, and
 //!   k is never given. Default `region_rule = "drops_2i"` (Sec. III-C: with k = 3 the
-//!   candidates are 1, 3, 5, the digest's reading of Fig. 10); `"candidates_2i"` gives 2, 4, 6.
+//!   candidates are 1, 3, 5, our reading of Fig. 10); `"candidates_2i"` gives 2, 4, 6.
 //!   `regions` defaults to 1 (basic CHOKe); write `regions = 3` for Fig. 10. Above max_th m
 //!   stays at region k's value (footnote 7);
 //! - `variant = "front"` (Sec. IV-A's analysed model): the arrival is compared with the head
@@ -36,7 +36,7 @@
 //! With `min_th = 0`, `max_p = 0`, a very large `max_th` and `limit = "unbounded"` every
 //! arrival is compared and nothing else drops: the paper's analytic queue models exactly.
 //!
-//! Deviations from the paper (its open choices, with the digest's defaults):
+//! Deviations from the paper (its open choices, with ours):
 //! - candidates are drawn with replacement (`replacement = true`); a packet drawn twice is
 //!   dropped once. The packet being transmitted is never a candidate in the random variant
 //!   (it has left the FIFO), and an empty FIFO means no comparison;

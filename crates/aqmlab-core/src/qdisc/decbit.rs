@@ -12,8 +12,9 @@
 //! 0.875 of itself when at least half the bits of a window come back set, else add one.)
 //!
 //! Selective DECbit (`selective = true`) sets the bit only on conversations that use at least
-//! their fair share. TR-510's exact rules were not available to us; per experiments.md
-//! (section 2, item 9) this is an approximation:
+//! their fair share. TR-510's exact rules could not be found (a search of public
+//! texts found the report's abstract and titles that cite it, not its rules); this is an
+//! approximation, and the DEC/DEC rows of the Demers, Keshav and Shenker reproductions rest on it:
 //! - each conversation's throughput is the bytes of its packets that started transmission
 //!   within the same window as the queue average (previous cycle + current cycle);
 //! - its fair share is the max-min share (water filling) of `capacity_factor` x line rate x
@@ -27,7 +28,7 @@
 //!   efficient capacity below the line rate; with 1.0 a saturated line leaves only the largest
 //!   user at or above the share.
 //!
-//! Deviations and choices (experiments.md sections 2 and 5):
+//! Deviations and choices:
 //! - `threshold` defaults to 1 (the paper's "average queue length >= 1").
 //! - The number in the system counts the packet being transmitted (from `cx.in_service` on
 //!   arrivals; a departure is the link asking for its next packet).

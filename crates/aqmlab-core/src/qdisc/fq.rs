@@ -31,13 +31,13 @@
 //!   kept for the whole run, so the hot path allocates nothing once every conversation has
 //!   been seen and its queue has grown to its peak.
 //!
-//! Deviations from the paper and choices it leaves open (experiments.md section 2):
+//! Deviations from the paper and choices it leaves open:
 //! - `user`: the conversation key: "pair" (source and destination node, the paper's choice,
 //!   default), "source" (source node) or "flow" (the scenario's flow). ACKs travel the
 //!   reverse path, so on any one link direction a flow's data and its ACKs never meet.
 //! - `delta` is in bytes of round (the paper uses bits with line speed 1): default 0, as in
 //!   all of the paper's simulations, which makes the bid equal to F.
-//! - While N_ac = 0, R stays constant (digest default; some implementations reset it).
+//! - While N_ac = 0, R stays constant (our choice; some implementations reset it).
 //! - Ties between equal bids: earlier arrival time first, then the smaller conversation id,
 //!   where the id is the key itself: (src, dst) in lexicographic order, the source node id,
 //!   or the flow index.

@@ -7,8 +7,8 @@
 //! space", the fair share being the buffer divided by the number of active conversations.
 //! Everything else is [`super::fq`]: this discipline wraps it and only adds the bit.
 //!
-//! Deviations from the paper and choices it leaves open (experiments.md section 2):
-//! - alpha is garbled in the paper's text ("completely ad hoc"): default 1/2 (digest).
+//! Deviations from the paper and choices it leaves open:
+//! - alpha is garbled in the paper's text ("completely ad hoc"): default 1/2 (our choice).
 //! - The conversation's queue length counts the arriving packet (the length of the queue the
 //!   packet joins); "active" is FQ's N_ac, the arrival's conversation included. With weights,
 //!   the fair share is buffer * n_a / (sum of the active weights).

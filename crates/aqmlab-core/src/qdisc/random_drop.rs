@@ -9,10 +9,10 @@
 //! arrival is enqueued. The victim is thus uniform over the queued packets and the arrival,
 //! so a connection is hit in proportion to its share of the queue.
 //!
-//! Deviations from the paper and choices it leaves open (experiments.md sections 1 and 5):
+//! Deviations from the paper and choices it leaves open:
 //! - The draw covers the packets queued now plus the arrival. With a limit in packets that is
 //!   exactly Qmax + 1 values (the queue holds Qmax when it overflows).
-//! - The packet being transmitted is not a candidate (digest default: 4.3BSD dequeues a SLIP
+//! - The packet being transmitted is not a candidate (our choice: 4.3BSD dequeues a SLIP
 //!   packet before sending it). `in_service_candidate = true` adds it to the draw (Qmax + 2
 //!   values); if it is drawn its transmission is aborted and the arrival is admitted: the
 //!   transmitter takes the head at once, so the buffer is back within its limit at the same

@@ -22,7 +22,7 @@
 //! reads the zombies' counts (T, and F per flow: kept incrementally, O(1) per arrival).
 //! Traced gauges: `hit_rate` (P(t)) and `flows_estimate` (1/P(t); absent while P = 0).
 //!
-//! Deviations from the paper (its open choices, with the digest's defaults):
+//! Deviations from the paper (its open choices, with ours):
 //! - the averaging rule of P(t) is not in the ZL-RED paper: Ott et al.'s EMA, gain
 //!   `alpha = 1/M` (a public ns-3 SRED uses p_swap/M; settable), P(0) = `p_init` = 0. P is
 //!   updated before the probabilities are computed; Hit/P and the factor of eq. (2) are

@@ -12,11 +12,17 @@
 //!    a = 1 is ZL-RED, the paper also tries 2 and 4);
 //! 3. misbehaving: eq. (5) p4 = p3 F / (T P(t)), eq. (6) p5 = p4 p3 / P_avg(t), with P_avg(t)
 //!    "the average drop probability so far"; others keep p3;
+//!
+//! Eq. (8) as printed only raises the bar for being misbehaving, while the paper's text says a
+//! larger a makes the misbehaving flows' drop rate, and the overall loss, larger. `a_reading`
+//! chooses how a applies: `threshold` (as printed, F > a T P(t)), `factor` (eq. (4) unchanged,
+//! a multiplies eq. (5)'s increase: p4 = a p3 F / (T P(t))) or `divided` (the threshold divided,
+//! F > T P(t) / a); `normalise = false` leaves out eq. (6);
 //! 4. drop the arrival with that probability (reason `early`); overflow is a tail drop.
 //!
 //! Traced gauges: `hit_rate`, `flows_estimate` (as SRED) and `p_avg` (P_avg(t)).
 //!
-//! Deviations from the paper (its open choices, with the digest's defaults):
+//! Deviations from the paper (its open choices, with ours):
 //! - P_avg(t) (`p_avg`): by default the running mean of the final drop probability over every
 //!   arrival since the start ("mean_final"); "mean_p3" averages p3 instead, and "ema_final",
 //!   "ema_p3" are exponential averages with gain `p_avg_gain` (default 0.001, our choice: the
@@ -42,6 +48,18 @@ pub const INFO: DisciplineInfo = DisciplineInfo {
     read: |f| Params::read(f).map(QdiscParams::ZlRed),
 };
 
+/// How the constant a of eq. (8) applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AReading {
+    /// As printed: misbehaving when F > a T P(t).
+    Threshold,
+    /// Eq. (4) unchanged; a multiplies eq. (5)'s increase, p4 = a p3 F / (T P(t)).
+    Factor,
+    /// The threshold divided: misbehaving when F > T P(t) / a.
+    Divided,
+}
+
 /// What P_avg(t), the "average drop probability so far" of eq. (6), averages and how.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -62,6 +80,9 @@ pub struct Params {
     pub p_max: f64,
     pub th_min: f64,
     pub a: f64,
+    pub a_reading: AReading,
+    /// Whether eq. (6) scales a misbehaving flow's probability by p3 / P_avg(t).
+    pub normalise: bool,
     pub p_avg: PavgRule,
     pub p_avg_gain: f64,
     #[serde(flatten)]
@@ -82,6 +103,22 @@ impl Params {
         f.ensure(th_min >= 0.0, "th_min", "must not be negative")?;
         let a: f64 = f.or("a", 1.0, "a of eq. (8): a flow is misbehaving when F > a T P(t) (1 is ZL-RED)")?;
         f.ensure(a > 0.0, "a", "must be above 0")?;
+        let a_reading = match f
+            .choice(
+                "a_reading",
+                "threshold",
+                &["threshold", "factor", "divided"],
+                "how a applies: threshold F > a T P(t) (eq. (8) as printed), factor a on eq. (5)'s increase, \
+                 divided F > T P(t) / a",
+            )?
+            .as_str()
+        {
+            "factor" => AReading::Factor,
+            "divided" => AReading::Divided,
+            _ => AReading::Threshold,
+        };
+        let normalise: bool =
+            f.or("normalise", true, "apply eq. (6), p5 = p4 p3 / P_avg(t), to a misbehaving flow's probability")?;
         let p_avg = match f
             .choice(
                 "p_avg",
@@ -99,21 +136,36 @@ impl Params {
         let p_avg_gain: f64 = f.or("p_avg_gain", 0.001, "gain of P_avg when p_avg is an EMA")?;
         f.ensure(p_avg_gain > 0.0 && p_avg_gain <= 1.0, "p_avg_gain", "must be above 0 and at most 1")?;
         let zombies = ZombieParams::read(f)?;
-        Ok(Params { limit, p_max: p_max.0, th_min, a, p_avg, p_avg_gain, zombies })
+        Ok(Params { limit, p_max: p_max.0, th_min, a, a_reading, normalise, p_avg, p_avg_gain, zombies })
     }
 }
 
-/// Eq. (4)/(8): is a flow with zombie count F misbehaving, given T and P(t)?
-pub fn misbehaving(f: u64, t: u64, hit_rate: f64, a: f64) -> bool {
-    hit_rate > 0.0 && f as f64 > a * t as f64 * hit_rate
+/// Eq. (4)/(8): is a flow with zombie count F misbehaving, given T, P(t) and how a applies?
+pub fn misbehaving(f: u64, t: u64, hit_rate: f64, a: f64, reading: AReading) -> bool {
+    let mean_count = t as f64 * hit_rate;
+    let bar = match reading {
+        AReading::Threshold => a * mean_count,
+        AReading::Factor => mean_count,
+        AReading::Divided => mean_count / a,
+    };
+    hit_rate > 0.0 && f as f64 > bar
+}
+
+/// How a's reading and eq. (6) shape the drop probability of a misbehaving flow.
+#[derive(Clone, Copy, Debug)]
+pub struct Eq8 {
+    pub a: f64,
+    pub reading: AReading,
+    pub normalise: bool,
 }
 
 /// Eq. (5)-(6): the drop probability of an arrival with SRED probability `p3`, zombie counts
 /// F and T, hit frequency P(t) and average drop probability `p_avg`; clamped to [0, 1].
-pub fn zl_probability(p3: f64, f: u64, t: u64, hit_rate: f64, a: f64, p_avg: f64) -> f64 {
-    let p = if misbehaving(f, t, hit_rate, a) {
-        let p4 = p3 * f as f64 / (t as f64 * hit_rate);
-        if p_avg > 0.0 {
+pub fn zl_probability(p3: f64, f: u64, t: u64, hit_rate: f64, eq8: Eq8, p_avg: f64) -> f64 {
+    let p = if misbehaving(f, t, hit_rate, eq8.a, eq8.reading) {
+        let gain = if eq8.reading == AReading::Factor { eq8.a } else { 1.0 };
+        let p4 = gain * p3 * f as f64 / (t as f64 * hit_rate);
+        if eq8.normalise && p_avg > 0.0 {
             p4 * p3 / p_avg
         } else {
             p4
@@ -191,8 +243,8 @@ impl QueueDisc for ZlRed {
         let hit_rate = self.zl.hit_rate();
         let p1 = staircase(self.fifo.len() as f64, self.p.th_min, self.buffer / 3.0, self.p.p_max);
         let p3 = sred_p3(p1, hit_rate, hit);
-        let p =
-            zl_probability(p3, self.zl.flow_count(flow), self.zl.total_count(), hit_rate, self.p.a, self.p_avg.value());
+        let eq8 = Eq8 { a: self.p.a, reading: self.p.a_reading, normalise: self.p.normalise };
+        let p = zl_probability(p3, self.zl.flow_count(flow), self.zl.total_count(), hit_rate, eq8, self.p_avg.value());
         self.p_avg.record(p, p3.min(1.0));
         if cx.rng.chance(p) {
             return Verdict::Dropped(DropReason::Early);
@@ -248,10 +300,14 @@ mod tests {
         p_max: 0.15,
         th_min: 5.0,
         a: 1.0,
+        a_reading: AReading::Threshold,
+        normalise: true,
         p_avg: PavgRule::MeanFinal,
         p_avg_gain: 0.001,
         zombies: ZP,
     };
+
+    const PRINTED: Eq8 = Eq8 { a: 1.0, reading: AReading::Threshold, normalise: true };
 
     fn read(text: &str) -> Result<Params> {
         let src = Source { path: "t.toml".into() };
@@ -263,12 +319,16 @@ mod tests {
     }
 
     #[test]
-    fn defaults_follow_the_paper_and_the_digest() {
+    fn defaults_follow_the_paper_and_our_choices() {
         let p = read("").unwrap();
         assert_eq!((p.p_max, p.th_min, p.a, p.p_avg), (0.15, 5.0, 1.0, PavgRule::MeanFinal));
         assert_eq!(p.zombies.zombies, 1000);
         assert!(read("a = 0").is_err());
         assert!(read("p_avg = \"median\"").is_err());
+        assert_eq!((p.a_reading, p.normalise), (AReading::Threshold, true));
+        let q = read("a_reading = \"factor\"\nnormalise = false").unwrap();
+        assert_eq!((q.a_reading, q.normalise), (AReading::Factor, false));
+        assert!(read("a_reading = \"times\"").is_err());
         assert!(read("limit = \"unbounded\"").is_err());
     }
 
@@ -280,19 +340,31 @@ mod tests {
     #[test]
     fn a_flow_above_the_mean_count_is_misbehaving() {
         // T = 100 over 10 flows (P = 0.1): mean count 10.
-        assert!(misbehaving(11, 100, 0.1, 1.0));
-        assert!(!misbehaving(10, 100, 0.1, 1.0));
-        assert!(!misbehaving(30, 100, 0.1, 4.0), "eq. (8): a = 4 needs F > 40");
-        assert!(!misbehaving(5, 0, 0.0, 1.0), "P = 0: nothing is known");
+        let t = AReading::Threshold;
+        assert!(misbehaving(11, 100, 0.1, 1.0, t));
+        assert!(!misbehaving(10, 100, 0.1, 1.0, t));
+        assert!(!misbehaving(30, 100, 0.1, 4.0, t), "eq. (8): a = 4 needs F > 40");
+        assert!(!misbehaving(5, 0, 0.0, 1.0, t), "P = 0: nothing is known");
+    }
+
+    #[test]
+    fn the_readings_of_equation_eight_move_the_bar_or_the_increase() {
+        // Mean count T P = 10, F = 30, p3 = 0.1, P_avg = 0.05.
+        assert!(misbehaving(6, 100, 0.1, 2.0, AReading::Divided), "divided: F > 5");
+        assert!(misbehaving(11, 100, 0.1, 4.0, AReading::Factor), "factor: the bar stays at the mean count");
+        let factor = Eq8 { a: 2.0, reading: AReading::Factor, normalise: false };
+        assert!((zl_probability(0.1, 30, 100, 0.1, factor, 0.05) - 0.6).abs() < 1e-12, "p4 = a p3 F / (T P)");
+        let unnormalised = Eq8 { normalise: false, ..PRINTED };
+        assert!((zl_probability(0.1, 30, 100, 0.1, unnormalised, 0.05) - 0.3).abs() < 1e-12, "no eq. (6)");
     }
 
     #[test]
     fn misbehaving_flows_get_p3_times_their_excess_normalised() {
         // F = 30, T P = 10: p4 = 3 p3; P_avg = 0.05: p5 = p4 p3 / 0.05.
-        assert!((zl_probability(0.1, 30, 100, 0.1, 1.0, 0.05) - 0.6).abs() < 1e-12);
-        assert!((zl_probability(0.1, 30, 100, 0.1, 1.0, 0.0) - 0.3).abs() < 1e-12, "no P_avg yet: p4");
-        assert_eq!(zl_probability(0.1, 5, 100, 0.1, 1.0, 0.05), 0.1, "well-behaved: p3");
-        assert_eq!(zl_probability(0.5, 90, 100, 0.1, 1.0, 0.05), 1.0, "clamped");
+        assert!((zl_probability(0.1, 30, 100, 0.1, PRINTED, 0.05) - 0.6).abs() < 1e-12);
+        assert!((zl_probability(0.1, 30, 100, 0.1, PRINTED, 0.0) - 0.3).abs() < 1e-12, "no P_avg yet: p4");
+        assert_eq!(zl_probability(0.1, 5, 100, 0.1, PRINTED, 0.05), 0.1, "well-behaved: p3");
+        assert_eq!(zl_probability(0.5, 90, 100, 0.1, PRINTED, 0.05), 1.0, "clamped");
     }
 
     #[test]

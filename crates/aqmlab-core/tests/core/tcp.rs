@@ -215,7 +215,7 @@ fn reno_takes_the_larger_share_from_vegas_on_a_large_droptail_buffer() {
 
 /// Demers, Keshav & Shenker 1989, scenario 2: 6 FTPs (window 5, 1000-byte packets) and 2
 /// Telnets through one gateway onto a 56 kbps line with a 15-packet buffer; 1500 s warm-up,
-/// 500 s measured. Access links 10 Mbps, no propagation delay (experiments.md defaults).
+/// 500 s measured. Access links 10 Mbps, no propagation delay (our choices; the paper gives neither).
 fn dks_scenario2(ftp_keys: &str, queue: &str, telnet_keys: &str) -> Results {
     run(&format!(
         r#"

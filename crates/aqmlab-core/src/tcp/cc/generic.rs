@@ -8,7 +8,7 @@
 //! its timer set again. Nothing else reacts to congestion: duplicate ACKs are ignored and the
 //! window never changes.
 //!
-//! Deviations: the paper leaves these open and we take experiments.md's defaults: EWMA gain
+//! Deviations: the paper leaves these open, and these are our choices: EWMA gain
 //! 1/8, one timer per outstanding packet, only the timed-out packet retransmitted, cumulative
 //! ACKs, no backoff (`backoff = true` adds one) and no minimum timeout.
 
