@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 from aqmlab import _core
@@ -34,6 +35,9 @@ def scenario_files() -> list[Path]:
     for folder in SCENARIO_DIRS:
         for path in sorted(folder.rglob("*.toml")):
             if "sweeps" in path.relative_to(ROOT).parts:
+                continue
+            # Data files beside the scenarios (the papers' published numbers) have no [simulation].
+            if "simulation" not in tomllib.loads(path.read_text()):
                 continue
             files.append(path)
     return files

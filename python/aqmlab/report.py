@@ -61,14 +61,37 @@ def format_results(
         ends = [f"{a}->{b}" for a, b in zip(link_columns["from"], link_columns["to"])]
         shown_links = [i for i in range(len(link_names)) if _picked(link_names[i], links) or _picked(ends[i], links)]
         links_heading = f"Links ({len(shown_links)} of {len(link_names)} directions: {', '.join(links)})"
-    return "\n\n".join(
-        [
-            header,
-            f"{flows_heading}\n" + _to_text(_flow_table(flow_columns, shown_flows, fair_shares)),
-            f"{links_heading}\n" + _to_text(_link_table(link_columns, shown_links)),
-            _fairness_line(results.fairness),
-        ]
+    sections = [
+        header,
+        f"{flows_heading}\n" + _to_text(_flow_table(flow_columns, shown_flows, fair_shares)),
+        f"{links_heading}\n" + _to_text(_link_table(link_columns, shown_links)),
+    ]
+    for workload in results.workloads:
+        sections.append(_workload_text(workload))
+    sections.append(_fairness_line(results.fairness))
+    return "\n\n".join(sections)
+
+
+def _workload_text(workload: Mapping[str, Any]) -> str:
+    """A workload's flow completion times by size bucket."""
+    heading = (
+        f"Workload {workload['name']}: {workload['opened']:,} flows opened in the window "
+        f"({workload['arrivals_per_s']:.4g}/s, {workload['offered_bps'] / 1e6:.4g} Mbps offered), "
+        f"{workload['unfinished']:,} unfinished at the end"
     )
+    buckets = workload["buckets"]
+    table = {
+        "size": [b["bucket"] for b in buckets],
+        "flows": [b["flows"] for b in buckets],
+        "unfinished": [b["unfinished"] for b in buckets],
+        "fct_p50_ms": [_fixed(b["fct_p50_s"], 1e3, 2) for b in buckets],
+        "fct_p99_ms": [_fixed(b["fct_p99_s"], 1e3, 2) for b in buckets],
+        "slowdown_mean": [_fixed(b["slowdown_mean"], 1, 2) for b in buckets],
+        "slowdown_p50": [_fixed(b["slowdown_p50"], 1, 2) for b in buckets],
+        "slowdown_p95": [_fixed(b["slowdown_p95"], 1, 2) for b in buckets],
+        "slowdown_p99": [_fixed(b["slowdown_p99"], 1, 2) for b in buckets],
+    }
+    return f"{heading}\n" + _to_text(table)
 
 
 # Rows shown without --flows or --links: a scenario of 100,000 flows prints a page, not 100,000 lines.

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pandas is imported when a table is first asked for, not by 
     from aqmlab._core import RunResults
 
 RESULTS_FORMAT = "aqmlab.results/1"
-TABLES = ("flows", "links", "link_flows")
+TABLES = ("flows", "links", "link_flows", "connections")
 
 
 class Results:
@@ -59,7 +59,12 @@ class Results:
         results = cls.__new__(cls)
         results._raw = None
         results._core = core
-        results._summary = {**summary["run"], "fairness": summary["fairness"], "_counts": summary["counts"]}
+        results._summary = {
+            **summary["run"],
+            "fairness": summary["fairness"],
+            "workloads": summary["workloads"],
+            "_counts": summary["counts"],
+        }
         return results
 
     @property
@@ -120,6 +125,21 @@ class Results:
         return list(self._summary.get("warnings", []))
 
     @property
+    def workloads(self) -> list[dict[str, Any]]:
+        """Each workload's flow completion times: ``name``, ``arrivals_per_s``, ``opened``,
+        ``finished``, ``unfinished`` and ``buckets``, one dict per size bucket (the last over every
+        size) with ``fct_p50_s`` ... ``slowdown_p99``; empty without workloads."""
+        return list(self._summary.get("workloads", []))
+
+    @cached_property
+    def workload_buckets(self) -> pd.DataFrame:
+        """The workloads' summaries as a table: one row per (workload, size bucket)."""
+        import pandas as pd
+
+        rows = [{"workload": w["name"], **bucket} for w in self.workloads for bucket in w["buckets"]]
+        return pd.DataFrame(rows)
+
+    @property
     def fairness(self) -> dict[str, Any]:
         """``{"jain": overall Jain index, "groups": {group: Jain index within the group}}``."""
         return self._summary["fairness"]
@@ -144,6 +164,34 @@ class Results:
     @cached_property
     def link_flows(self) -> pd.DataFrame:
         return self._frame("link_flows")
+
+    @cached_property
+    def connections(self) -> pd.DataFrame:
+        """One row per connection of a workload: its size, start, finish, FCT, ideal FCT,
+        slowdown, retransmissions, timeouts, drops and marks (``in_window``: counted in the
+        summary). Held by the core only: results read from a file do not have it."""
+        return self._frame("connections")
+
+    def write_connections(self, path: str | os.PathLike[str]) -> None:
+        """Write the connections table to ``path``: Parquet (``.parquet``) or CSV (``.csv``),
+        whole or not at all."""
+        from aqmlab._io import write_atomic
+
+        target = os.fspath(path)
+        if not target.endswith((".parquet", ".csv")):
+            raise ValueError(f"path: {target!r} must end in .parquet or .csv")
+        frame = self.connections
+        import duckdb  # only a run that writes its connections pays for the import
+
+        form = "parquet" if target.endswith(".parquet") else "csv, header true"
+
+        def write(file: Path) -> None:
+            quoted = str(file).replace("'", "''")
+            with duckdb.connect() as connection:
+                connection.register("connections", frame)
+                connection.execute(f"COPY connections TO '{quoted}' (FORMAT {form})")
+
+        write_atomic(target, write)
 
     def _frame(self, table: str) -> pd.DataFrame:
         import pandas as pd
@@ -216,6 +264,11 @@ def _numpy(values: Sequence[Any]) -> Any:
 
 def _records(raw: Mapping[str, Any], table: str) -> list[dict[str, Any]]:
     """A table's rows as dicts, from the results document."""
+    if table == "connections":
+        raise ValueError(
+            "connections: results read from a file hold the workloads' summaries only; "
+            "save the table with aqmlab run --connections FILE.parquet"
+        )
     if table == "flows":
         return list(raw["flows"])
     if table == "links":

@@ -27,9 +27,8 @@ pub struct TimerReq {
 /// A connection a workload asks for (see [`Outbox::connections`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConnectionReq {
-    /// Source and destination node (data direction).
-    pub src: u32,
-    pub dst: u32,
+    /// Which of the flow's (source, destination) pairs it joins.
+    pub pair: u32,
     /// Data bytes to transfer.
     pub bytes: u64,
 }

@@ -74,7 +74,7 @@ impl Val {
             Val::Table(_) => "a table",
         }
     }
-    fn show(&self) -> String {
+    pub fn show(&self) -> String {
         match self {
             Val::Str(s) => format!("'{s}'"),
             Val::Int(i) => i.to_string(),
@@ -124,6 +124,16 @@ pub struct Source {
 }
 
 impl Source {
+    /// A path written in the scenario, relative to the scenario file's folder (as is; for text
+    /// not read from a file, relative to the working directory).
+    pub fn relative(&self, path: &str) -> std::path::PathBuf {
+        let file = std::path::Path::new(&self.path);
+        match file.parent() {
+            Some(dir) if file.is_file() => dir.join(path),
+            _ => std::path::PathBuf::from(path),
+        }
+    }
+
     pub fn error(&self, at: &Origin, field: &str, message: impl Into<String>) -> ScenarioError {
         let (line, set_key) = match at {
             Origin::Line(l) => (Some(*l), None),
@@ -645,6 +655,12 @@ impl<'a> Fields<'a> {
         }
         Ok(())
     }
+}
+
+/// An I/O error's message without Rust's "(os error N)" suffix, as a one-line error shows it.
+pub fn io_message(e: &std::io::Error) -> String {
+    let message = e.to_string();
+    message.split(" (os error").next().unwrap_or(&message).to_string()
 }
 
 #[cfg(test)]

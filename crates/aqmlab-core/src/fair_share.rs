@@ -63,12 +63,32 @@ pub fn progressive_filling(demands: &[f64], paths: &[&[u32]], capacities: &[f64]
     rate
 }
 
-/// Each flow's max-min fair share of the scenario's links, bit/s, in flow order.
+/// Each flow's max-min fair share of the scenario's links, bit/s, in flow order. A flow that
+/// spans node sets (a workload) is one flow per (source, destination) pair, its demand split by
+/// the pairs' weights, and its share the sum of theirs.
 pub fn scenario_fair_shares(sc: &Scenario) -> Vec<f64> {
-    let demands: Vec<f64> = sc.flows.iter().map(|f| f.params.demand_bps()).collect();
-    let paths: Vec<&[u32]> = sc.flows.iter().map(|f| f.fwd.as_slice()).collect();
+    let (mut demands, mut paths, mut owner) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, f) in sc.flows.iter().enumerate() {
+        let demand = f.params.demand_bps();
+        if f.pairs.is_empty() {
+            demands.push(demand);
+            paths.push(f.fwd.as_slice());
+            owner.push(i);
+        } else {
+            let total: f64 = f.pairs.iter().map(|p| p.weight).sum();
+            for p in &f.pairs {
+                demands.push(demand * p.weight / total);
+                paths.push(p.fwd.as_slice());
+                owner.push(i);
+            }
+        }
+    }
     let capacities: Vec<f64> = sc.links.iter().map(|l| l.rate_bps as f64).collect();
-    progressive_filling(&demands, &paths, &capacities)
+    let mut shares = vec![0.0; sc.flows.len()];
+    for (k, r) in progressive_filling(&demands, &paths, &capacities).into_iter().enumerate() {
+        shares[owner[k]] += r;
+    }
+    shares
 }
 
 #[cfg(test)]

@@ -133,7 +133,7 @@ pub fn check(sim: &impl SimView) -> Result<(), String> {
     for id in pkts.live_ids() {
         let p = &pkts[id];
         alive.add(p.size);
-        alive_by_flow[p.flow as usize][p.kind as usize].add(p.size);
+        alive_by_flow[sim.owner(p.flow)][p.kind as usize].add(p.size);
     }
     if alive != held {
         return Err(format!("{alive:?} packets alive, but queues, transmitters and wires hold {held:?}"));

@@ -32,6 +32,9 @@ pub mod flags {
     pub const ECT1: u8 = 1 << 4;
     /// On a data packet: Congestion Window Reduced, the sender's answer to ECE (RFC 3168).
     pub const CWR: u8 = 1 << 5;
+    /// A connection opening (the three-way handshake): a data-direction packet with it is a
+    /// SYN, an ACK with it the SYN-ACK. It carries no data.
+    pub const SYN: u8 = 1 << 6;
 }
 
 /// One packet in flight or in a queue.

@@ -202,19 +202,29 @@ impl PacketTracer {
 
     /// Record `event` of packet `p` at `link` at time `now`; `qlen` is the queue's length after
     /// it. A write error is kept and reported by [`PacketTracer::finish`].
-    pub fn record(&mut self, now: u64, link: u32, event: PacketEvent, p: &Packet, qlen: usize) {
+    /// Record `event` of packet `p` at `link`; `flow` is the scenario flow it belongs to (a
+    /// workload's, for one of its connections).
+    pub fn record(&mut self, now: u64, link: u32, event: PacketEvent, p: &Packet, flow: usize, qlen: usize) {
         if self.error.is_none() {
-            if let Err(e) = self.write(now, link, event, p, qlen) {
+            if let Err(e) = self.write(now, link, event, p, flow, qlen) {
                 self.error = Some(e);
             }
         }
     }
 
-    fn write(&mut self, now: u64, link: u32, event: PacketEvent, p: &Packet, qlen: usize) -> io::Result<()> {
+    fn write(
+        &mut self,
+        now: u64,
+        link: u32,
+        event: PacketEvent,
+        p: &Packet,
+        flow: usize,
+        qlen: usize,
+    ) -> io::Result<()> {
         let l = link as usize;
         if event == PacketEvent::Dequeue {
             if let Some(w) = &mut self.pcap[l] {
-                let h = headers(p, self.tcp[p.flow as usize]);
+                let h = headers(p, self.tcp[flow]);
                 w.write_all(&((now / 1_000_000_000) as u32).to_le_bytes())?;
                 w.write_all(&((now % 1_000_000_000) as u32).to_le_bytes())?;
                 w.write_all(&(h.len() as u32).to_le_bytes())?;
@@ -223,7 +233,7 @@ impl PacketTracer {
             }
         }
         if let Some(w) = &mut self.log {
-            if self.log_link[l] && self.log_flow[p.flow as usize] && now >= self.window.0 && now < self.window.1 {
+            if self.log_link[l] && self.log_flow[flow] && now >= self.window.0 && now < self.window.1 {
                 let (name, reason) = match event {
                     PacketEvent::Enqueue => ("enqueue", ""),
                     PacketEvent::Mark(r) => ("mark", r.as_str()),
@@ -236,7 +246,7 @@ impl PacketTracer {
                     w,
                     "{now},{},{name},{},{kind},{seq},{},{reason},{qlen}",
                     csv_field(&self.link_names[l]),
-                    csv_field(&self.flow_names[p.flow as usize]),
+                    csv_field(&self.flow_names[flow]),
                     p.size
                 )?;
             }

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::columns::{ColumnError, Table};
 use crate::scenario::Scenario;
+use crate::stats::fct::{summarise, FctBucket};
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::FlowCounters;
 use crate::view::{hops_by_flow, SimView};
@@ -23,6 +24,50 @@ pub struct Results {
     pub links: Vec<LinkResult>,
     pub fairness: Fairness,
     pub series: Series,
+    /// Each workload's flow completion times by size bucket (absent when there is none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<WorkloadResult>,
+    /// One row per connection a workload opened: too many for the document, a table (see
+    /// [`Results::connection_table`]).
+    #[serde(skip)]
+    pub connections: Vec<ConnectionResult>,
+}
+
+/// One workload's summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorkloadResult {
+    pub name: String,
+    /// Arrivals per second, and the data rate they offer (arrivals x mean size), bit/s.
+    pub arrivals_per_s: f64,
+    pub mean_size_bytes: f64,
+    pub offered_bps: f64,
+    /// Connections opened in the window, and how many of them finished.
+    pub opened: u64,
+    pub finished: u64,
+    pub unfinished: u64,
+    /// FCT and slowdown by size bucket, the last over every size.
+    pub buckets: Vec<FctBucket>,
+}
+
+/// One connection of a workload.
+#[derive(Clone, Debug, Serialize)]
+pub struct ConnectionResult {
+    pub workload: String,
+    pub src: String,
+    pub dst: String,
+    pub bytes: u64,
+    pub start_s: f64,
+    /// `None` (NaN in the table): not finished by the end of the run.
+    pub finish_s: Option<f64>,
+    pub fct_s: Option<f64>,
+    pub ideal_fct_s: f64,
+    pub slowdown: Option<f64>,
+    pub retransmits: u32,
+    pub timeouts: u32,
+    pub drops: u32,
+    pub marks: u32,
+    /// Opened inside the measurement window (the ones the summary counts).
+    pub in_window: bool,
 }
 
 /// The scalar keys of the results: the run, its seed, its window and its cost.
@@ -61,6 +106,15 @@ impl Results {
         let mut t = Table::new();
         for l in &self.links {
             t.push(&[], l, &["flows"])?;
+        }
+        Ok(t)
+    }
+
+    /// One row per connection of a workload.
+    pub fn connection_table(&self) -> Result<Table, ColumnError> {
+        let mut t = Table::new();
+        for c in &self.connections {
+            t.push(&[], c, &[])?;
         }
         Ok(t)
     }
@@ -205,8 +259,9 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
                 name: spec.name.clone(),
                 kind: spec.params.name(),
                 group: spec.group.clone(),
-                src: node(spec.src),
-                dst: node(spec.dst),
+                // A workload's endpoints as written (its node sets).
+                src: spec.endpoints.as_ref().map_or_else(|| node(spec.src), |(s, _)| s.clone()),
+                dst: spec.endpoints.as_ref().map_or_else(|| node(spec.dst), |(_, d)| d.clone()),
                 sent_pkts: sent.pkts,
                 sent_bytes: sent.bytes,
                 delivered_pkts: delivered.pkts,
@@ -309,6 +364,7 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
             groups.entry(g.clone()).or_default().push(f.throughput_bps);
         }
     }
+    let (workloads, connections) = workload_results(sim, end);
     Results {
         run: RunInfo {
             format: FORMAT,
@@ -330,7 +386,61 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
             groups: groups.into_iter().filter_map(|(g, xs)| jain(&xs).map(|j| (g, j))).collect(),
         },
         series,
+        workloads,
+        connections,
     }
+}
+
+/// The workloads' summaries and their connections' rows.
+fn workload_results(sim: &impl SimView, end: u64) -> (Vec<WorkloadResult>, Vec<ConnectionResult>) {
+    let sc = sim.scenario();
+    let from = sim.measure_from();
+    let records = sim.connections();
+    let s = |ns: u64| ns as f64 * 1e-9;
+    let connections = records
+        .iter()
+        .map(|r| ConnectionResult {
+            workload: sc.flows[r.workload as usize].name.clone(),
+            src: sc.nodes[r.src as usize].clone(),
+            dst: sc.nodes[r.dst as usize].clone(),
+            bytes: r.bytes,
+            start_s: s(r.start),
+            finish_s: r.finish.map(s),
+            fct_s: r.fct_ns().map(s),
+            ideal_fct_s: s(r.ideal_ns),
+            slowdown: r.slowdown(),
+            retransmits: r.retransmits,
+            timeouts: r.timeouts,
+            drops: r.drops,
+            marks: r.marks,
+            in_window: r.start >= from && r.start < end,
+        })
+        .collect();
+    let workloads = sc
+        .flows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| match &f.params {
+            crate::app::FlowParams::Workload(w) => Some((i, w)),
+            _ => None,
+        })
+        .map(|(i, w)| {
+            let mine = records.iter().filter(move |r| r.workload as usize == i && r.start >= from && r.start < end);
+            let buckets = summarise(mine.clone(), &w.buckets);
+            let all = buckets.last().expect("the summary ends with every size");
+            WorkloadResult {
+                name: sc.flows[i].name.clone(),
+                arrivals_per_s: w.arrivals_per_s,
+                mean_size_bytes: w.sizes.mean(),
+                offered_bps: w.arrivals_per_s * w.sizes.mean() * 8.0,
+                opened: all.flows,
+                finished: all.finished,
+                unfinished: all.unfinished,
+                buckets,
+            }
+        })
+        .collect();
+    (workloads, connections)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -72,6 +72,43 @@ pub struct FlowSpec {
     /// Links from src to dst (data) and from dst to src (ACKs).
     pub fwd: Vec<u32>,
     pub rev: Vec<u32>,
+    /// A flow that spans node sets (a workload): its (source, destination) pairs, each with its
+    /// weight and paths; `src` and `dst` are then those of the first pair. Empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pairs: Vec<PairSpec>,
+    /// How `src` and `dst` were written, for a flow spanning node sets (names, globs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub endpoints: Option<(String, String)>,
+}
+
+/// One (source, destination) pair of a flow that spans node sets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairSpec {
+    pub src: u32,
+    pub dst: u32,
+    /// Its weight among the flow's pairs (not normalised).
+    pub weight: f64,
+    pub fwd: Vec<u32>,
+    pub rev: Vec<u32>,
+}
+
+impl FlowSpec {
+    /// The flow's (forward, reverse) paths, in the simulation's layout: its own, or one per
+    /// pair for a flow spanning node sets.
+    pub fn path_pairs(&self) -> impl Iterator<Item = (&[u32], &[u32])> + '_ {
+        let own = (self.pairs.is_empty()).then_some((self.fwd.as_slice(), self.rev.as_slice()));
+        own.into_iter().chain(self.pairs.iter().map(|p| (p.fwd.as_slice(), p.rev.as_slice())))
+    }
+
+    /// Every link its data crosses, on any of its paths.
+    pub fn data_links(&self) -> impl Iterator<Item = u32> + '_ {
+        self.path_pairs().flat_map(|(fwd, _)| fwd.iter().copied())
+    }
+
+    /// Every link its ACKs cross, on any of its paths.
+    pub fn ack_links(&self) -> impl Iterator<Item = u32> + '_ {
+        self.path_pairs().flat_map(|(_, rev)| rev.iter().copied())
+    }
 }
 
 /// What to record over time.
@@ -174,7 +211,7 @@ impl Scenario {
     pub fn warnings(&self) -> Vec<String> {
         let mut capable = vec![false; self.links.len()];
         for f in self.flows.iter().filter(|f| f.params.ecn_capable()) {
-            for &l in &f.fwd {
+            for l in f.data_links() {
                 capable[l as usize] = true;
             }
         }
@@ -631,13 +668,36 @@ struct FlowKeys {
     name: String,
     count: Option<u32>,
     indices: Vec<Option<u32>>,
-    src: String,
-    dst: String,
+    /// As written: one node, or (a workload) names and globs.
+    src: Vec<String>,
+    dst: Vec<String>,
     kind: String,
     group: Option<String>,
     start: Duration,
     jitter: Duration,
     stop: Option<Duration>,
+}
+
+/// `src` or `dst`: a node name, or a list of names and globs (required).
+fn read_nodes(f: &mut Fields, key: &str, doc: &str) -> Result<Vec<String>> {
+    if f.is_catalogue() {
+        f.documented(key, "node name, or list of names and globs", true, doc);
+        return Ok(vec![String::new()]);
+    }
+    if let Some(n) = f.node(key) {
+        if !matches!(n.val, Val::Str(_) | Val::Array(_)) {
+            let shown = n.val.show();
+            return Err(
+                f.error(key, format!("expected a node name or a list of names, got {} {shown}", n.val.type_name()))
+            );
+        }
+    }
+    let names = list_of_strings(f, key, doc)?;
+    if names.is_empty() {
+        let missing = f.node(key).is_none();
+        return Err(f.error(key, if missing { "is required but missing" } else { "must name at least one node" }));
+    }
+    Ok(names)
 }
 
 /// Read the keys every `[[flow]]` has (in catalogue mode: document them); `duration` is the
@@ -650,8 +710,8 @@ fn read_flow_keys(f: &mut Fields, duration: u64) -> Result<FlowKeys> {
     let first: Option<u32> = f.opt("first", "the first value of {i} when count is given (default 1)")?;
     f.ensure(count.is_some() || first.is_none(), "first", "needs count")?;
     let indices = expansion(f, count, first.unwrap_or(1))?;
-    let src: String = f.req("src", String::new(), "source node")?;
-    let dst: String = f.req("dst", String::new(), "destination node")?;
+    let src = read_nodes(f, "src", "source node (a workload: a list of nodes, or a glob such as \"h*\")")?;
+    let dst = read_nodes(f, "dst", "destination node (a workload: a list of nodes, or a glob)")?;
     let kinds: Vec<&str> = app::REGISTRY.iter().map(|k| k.name).collect();
     let kind: String =
         f.req("kind", String::new(), &format!("flow kind, one of: {} (each reads its own keys)", kinds.join(", ")))?;
@@ -930,9 +990,31 @@ impl<'a> Builder<'a> {
             let hint = crate::suggest::did_you_mean(&kind, kinds.iter().copied());
             return Err(f.error("kind", format!("unknown flow kind '{kind}'{hint} (allowed: {})", kinds.join(", "))));
         };
-        let params = (info.read)(&mut f)?;
+        let mut params = (info.read)(&mut f)?;
         self.check_flow_is_simulable(&f, &params)?;
-        let uses_i = [&name, &src, &dst].iter().any(|s| s.contains("{i}"));
+        let spans = params.kind().spans_node_sets();
+        for (key, nodes) in [("src", &src), ("dst", &dst)] {
+            if !spans && nodes.len() > 1 {
+                return Err(
+                    f.error(key, format!("lists {} nodes: a list or glob needs kind = \"workload\"", nodes.len()))
+                );
+            }
+        }
+        if let FlowParams::Workload(w) = &mut params {
+            // The load of a link, as flows per second.
+            if let crate::app::workload::Arrivals::Load { link, .. } = &w.arrivals {
+                let Some(l) = self.link_named(link) else {
+                    let names = self.links.iter().map(|l| l.name.as_str());
+                    let hint = crate::suggest::did_you_mean(link, names);
+                    return Err(
+                        f.error("load_link", format!("no link direction is named {}{hint}", shown_quoted(link)))
+                    );
+                };
+                let rate = self.links[l as usize].rate_bps;
+                w.resolve_load(rate);
+            }
+        }
+        let uses_i = [&name].into_iter().chain(&src).chain(&dst).any(|s| s.contains("{i}"));
         if uses_i && count.is_none() {
             return Err(f.error("name", "uses {i} but the entry has no count"));
         }
@@ -977,13 +1059,38 @@ impl<'a> Builder<'a> {
                     self.flow_names.insert(fname.to_lowercase(), fname.clone());
                 }
             }
-            let (s, d) = (substitute(&src, i), substitute(&dst, i));
+            let srcs: Vec<String> = src.iter().map(|s| substitute(s, i)).collect();
+            let dsts: Vec<String> = dst.iter().map(|d| substitute(d, i)).collect();
+            if spans {
+                let weights = match &params {
+                    FlowParams::Workload(w) => w.matrix.as_ref(),
+                    _ => None,
+                };
+                let src_ids = self.nodes_matching(&srcs, &src_at, &field("src"))?;
+                let dst_ids = self.nodes_matching(&dsts, &dst_at, &field("dst"))?;
+                let pairs = self.pairs(&src_ids, &dst_ids, weights, routes, &at, &field)?;
+                let label = |names: &[String]| if names.len() == 1 { names[0].clone() } else { names.join(",") };
+                flows.push(FlowSpec {
+                    name: fname.clone(),
+                    group: group.as_ref().map(|g| substitute(g, i)),
+                    src: pairs[0].src,
+                    dst: pairs[0].dst,
+                    when: Schedule { start: start.0, jitter: jitter.0, stop: stop.map(|s| s.0) },
+                    params: params.clone(),
+                    fwd: vec![],
+                    rev: vec![],
+                    pairs,
+                    endpoints: Some((label(&srcs), label(&dsts))),
+                });
+                continue;
+            }
+            let (s, d) = (&srcs[0], &dsts[0]);
             let known = |n: &str| self.node_ids.get(n).copied();
-            let sid = known(&s).ok_or_else(|| {
-                self.src.error(&src_at, &field("src"), format!("no link touches node {}", shown_quoted(&s)))
+            let sid = known(s).ok_or_else(|| {
+                self.src.error(&src_at, &field("src"), format!("no link touches node {}", shown_quoted(s)))
             })?;
-            let did = known(&d).ok_or_else(|| {
-                self.src.error(&dst_at, &field("dst"), format!("no link touches node {}", shown_quoted(&d)))
+            let did = known(d).ok_or_else(|| {
+                self.src.error(&dst_at, &field("dst"), format!("no link touches node {}", shown_quoted(d)))
             })?;
             if sid == did {
                 return Err(self.src.error(&dst_at, &field("dst"), "is the same node as src"));
@@ -992,7 +1099,7 @@ impl<'a> Builder<'a> {
                 self.src.error(
                     &dst_at,
                     &field("dst"),
-                    format!("{} cannot be reached from {}", shown_quoted(&d), shown_quoted(&s)),
+                    format!("{} cannot be reached from {}", shown_quoted(d), shown_quoted(s)),
                 )
             })?;
             // Links are duplex and declared in pairs (ids 2k, 2k+1), so the forward path walked
@@ -1011,9 +1118,100 @@ impl<'a> Builder<'a> {
                 params: params.clone(),
                 fwd,
                 rev,
+                pairs: vec![],
+                endpoints: None,
             });
         }
         Ok(())
+    }
+
+    /// The link direction named `name` (its name, or `from->to`).
+    fn link_named(&self, name: &str) -> Option<u32> {
+        let by_ends = |l: &LinkSpec| format!("{}->{}", self.nodes[l.from as usize], self.nodes[l.to as usize]) == name;
+        self.links.iter().position(|l| l.name == name || by_ends(l)).map(|i| i as u32)
+    }
+
+    /// The nodes that names and globs (`*`, `?`) name, in the order they are written (each once).
+    fn nodes_matching(&self, patterns: &[String], at: &Origin, field: &str) -> Result<Vec<u32>> {
+        let mut out: Vec<u32> = Vec::new();
+        for p in patterns {
+            let glob = p.contains(['*', '?']);
+            let found: Vec<u32> = if glob {
+                (0..self.nodes.len() as u32).filter(|&n| glob_match(p, &self.nodes[n as usize])).collect()
+            } else {
+                self.node_ids.get(p.as_str()).copied().into_iter().collect()
+            };
+            if found.is_empty() {
+                let what = if glob { "matches no node" } else { "is no node (no link touches it)" };
+                return Err(self.src.error(at, field, format!("{} {what}", shown_quoted(p))));
+            }
+            for n in found {
+                if !out.contains(&n) {
+                    out.push(n);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The (source, destination) pairs of distinct nodes with a weight above 0, with their
+    /// paths: every pair alike, or by `matrix` (a row per source, a column per destination).
+    fn pairs(
+        &self,
+        srcs: &[u32],
+        dsts: &[u32],
+        matrix: Option<&Vec<Vec<f64>>>,
+        routes: &mut Routes,
+        at: &Origin,
+        field: &dyn Fn(&str) -> String,
+    ) -> Result<Vec<PairSpec>> {
+        if let Some(m) = matrix {
+            if m.len() != srcs.len() || m.iter().any(|row| row.len() != dsts.len()) {
+                return Err(self.src.error(
+                    at,
+                    &field("matrix"),
+                    format!(
+                        "must have {} rows (one per source) of {} weights (one per destination)",
+                        srcs.len(),
+                        dsts.len()
+                    ),
+                ));
+            }
+        }
+        const MAX_PAIRS: usize = 1_000_000;
+        if srcs.len().saturating_mul(dsts.len()) > MAX_PAIRS {
+            return Err(self.src.error(
+                at,
+                &field("dst"),
+                format!("{} sources x {} destinations is more than {MAX_PAIRS} pairs", srcs.len(), dsts.len()),
+            ));
+        }
+        let mut pairs = Vec::new();
+        for (si, &s) in srcs.iter().enumerate() {
+            for (di, &d) in dsts.iter().enumerate() {
+                let weight = matrix.map_or(1.0, |m| m[si][di]);
+                if s == d || weight <= 0.0 {
+                    continue;
+                }
+                let fwd = routes.path(self, s, d).ok_or_else(|| {
+                    self.src.error(
+                        at,
+                        &field("dst"),
+                        format!(
+                            "{} cannot be reached from {}",
+                            shown_quoted(&self.nodes[d as usize]),
+                            shown_quoted(&self.nodes[s as usize])
+                        ),
+                    )
+                })?;
+                let rev = fwd.iter().rev().map(|&l| l ^ 1).collect();
+                pairs.push(PairSpec { src: s, dst: d, weight, fwd, rev });
+            }
+        }
+        if pairs.is_empty() {
+            return Err(self.src.error(at, &field("dst"), "leaves no pair of distinct nodes with a weight above 0"));
+        }
+        Ok(pairs)
     }
 
     /// Refuse flows the simulator cannot represent: a datagram source faster than one packet per
@@ -1043,8 +1241,8 @@ impl<'a> Builder<'a> {
     fn check_buffers_hold_a_packet(&self, flows: &[FlowSpec]) -> Result<()> {
         for fl in flows {
             let (data, ack) = fl.params.kind().largest_packets();
-            let data_hops = fl.fwd.iter().map(|&l| (l, data, "packet"));
-            let ack_hops = ack.into_iter().flat_map(|a| fl.rev.iter().map(move |&l| (l, a, "ACK")));
+            let data_hops = fl.data_links().map(|l| (l, data, "packet"));
+            let ack_hops = ack.into_iter().flat_map(|a| fl.ack_links().map(move |l| (l, a, "ACK")));
             for (l, size, what) in data_hops.chain(ack_hops) {
                 if let Some((b, at, field)) = &self.byte_limits[l as usize] {
                     if *b < size {
@@ -1082,10 +1280,10 @@ impl<'a> Builder<'a> {
             let mut smallest = vec![u64::MAX; self.links.len()];
             for fl in flows {
                 let (data, ack) = fl.params.kind().largest_packets();
-                for &l in &fl.fwd {
+                for l in fl.data_links() {
                     smallest[l as usize] = smallest[l as usize].min(data);
                 }
-                for &l in fl.rev.iter().filter(|_| ack.is_some()) {
+                for l in fl.ack_links().filter(|_| ack.is_some()) {
                     smallest[l as usize] = smallest[l as usize].min(ack.unwrap_or(u64::MAX));
                 }
             }

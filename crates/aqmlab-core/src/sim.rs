@@ -19,6 +19,8 @@
 //! the simulation through [`crate::view::SimView`], which it implements at the end of this file.
 
 use crate::agent::{FlowIds, Outbox};
+use crate::app::sink::Sink;
+use crate::app::workload::Hop;
 use crate::app::AnyAgent;
 use crate::invariants;
 use crate::packet::{flags, PacketArena, PacketId, PacketKind};
@@ -28,6 +30,7 @@ use crate::results::{self, Results, SeriesRecorder};
 use crate::rng::SimRng;
 use crate::scenario::Scenario;
 use crate::sched::{Event, Scheduler};
+use crate::stats::fct::FctRecord;
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::hops::HopCounters;
 use crate::stats::{overlap, AppDelays, DropPlace, FlowCounters, LinkCounters, LinkIntegrals, Window};
@@ -123,6 +126,34 @@ pub struct Simulation {
     loop_wall: std::time::Duration,
     /// pcap files and the packet log, when `[trace]` asks for them ([`Simulation::trace_packets_to`]).
     tracer: Option<Box<PacketTracer>>,
+    /// The scenario's flows: a packet of flow id `f < n_flows` is flow `f`'s; ids from `n_flows`
+    /// up are connections of workloads, `conns[f - n_flows]`, and count for their workload.
+    n_flows: u32,
+    /// Connection slots, reused once a connection is over and no packet of it is left; its
+    /// agents are `2 (n_flows + slot)` and the one after.
+    conns: Vec<Connection>,
+    free_conns: Vec<u32>,
+    /// Per flow spanning node sets (a workload): the offsets of its pairs' (forward, reverse)
+    /// paths in `paths`, pair by pair; empty for the others.
+    pair_paths: Vec<Vec<(u32, u32)>>,
+    /// One record per connection ever opened, in order of opening.
+    fct: Vec<FctRecord>,
+}
+
+/// A connection of a workload, while it lasts.
+#[derive(Clone, Copy, Debug)]
+struct Connection {
+    /// Its record in `Simulation::fct`.
+    row: u32,
+    /// Offsets of its forward and reverse paths in `paths`.
+    fwd: u32,
+    rev: u32,
+    /// Bumped at each opening in the slot: timer events of an earlier connection are stale.
+    epoch: u32,
+    /// Its packets in queues or on the wire.
+    alive: u32,
+    /// Every byte acknowledged.
+    done: bool,
 }
 
 /// The processing time of the router that forwards packets into each link (per link, by id).
@@ -173,13 +204,19 @@ impl Simulation {
         let mut agents = Vec::new();
         let mut sched = Scheduler::new();
         let mut last_hop = Vec::new();
+        let mut pair_paths = Vec::with_capacity(sc.flows.len());
         for (i, f) in sc.flows.iter().enumerate() {
-            let fwd = paths.len() as u32;
-            let rev = fwd + f.fwd.len() as u32;
-            for path in [&f.fwd, &f.rev] {
-                paths.extend_from_slice(path);
-                last_hop.extend((0..path.len()).map(|k| k + 1 == path.len()));
+            let mut offsets = Vec::new();
+            for (fwd_path, rev_path) in f.path_pairs() {
+                let fwd = paths.len() as u32;
+                offsets.push((fwd, fwd + fwd_path.len() as u32));
+                for path in [fwd_path, rev_path] {
+                    paths.extend_from_slice(path);
+                    last_hop.extend((0..path.len()).map(|k| k + 1 == path.len()));
+                }
             }
+            let (fwd, rev) = offsets[0];
+            pair_paths.push(if f.pairs.is_empty() { vec![] } else { offsets });
             flows.push(FlowRt {
                 counts: FlowCounters::default(),
                 fwd,
@@ -194,7 +231,9 @@ impl Simulation {
                 let u = SimRng::stream(seed, &format!("start:{}", f.name)).uniform();
                 when.start += (u * when.jitter as f64) as u64;
             }
-            let (sender, receiver) = f.params.build(ids, when, SimRng::stream(seed, &format!("flow:{}", f.name)));
+            let weights: Vec<f64> = f.pairs.iter().map(|p| p.weight).collect();
+            let rng = SimRng::stream(seed, &format!("flow:{}", f.name));
+            let (sender, receiver) = f.params.build(ids, when, rng, &weights);
             agents.push(sender);
             agents.push(receiver);
             sched.at(when.start, Event::Start { agent: 2 * i as u32 });
@@ -238,6 +277,11 @@ impl Simulation {
             started: std::time::Instant::now(),
             loop_wall: std::time::Duration::ZERO,
             tracer: None,
+            n_flows: sc.flows.len() as u32,
+            conns: Vec::new(),
+            free_conns: Vec::new(),
+            pair_paths,
+            fct: Vec::new(),
         }
     }
 
@@ -257,9 +301,39 @@ impl Simulation {
     }
 
     fn trace(&mut self, now: u64, link: u32, event: PacketEvent, id: PacketId) {
-        if let Some(t) = &mut self.tracer {
-            t.record(now, link, event, &self.pkts[id], self.links[link as usize].q.len());
+        if self.tracer.is_some() {
+            let flow = self.owner_of(self.pkts[id].flow);
+            let qlen = self.links[link as usize].q.len();
+            if let Some(t) = &mut self.tracer {
+                t.record(now, link, event, &self.pkts[id], flow, qlen);
+            }
         }
+    }
+
+    /// The scenario flow that a packet's flow id counts for (see `n_flows`).
+    #[inline]
+    fn owner_of(&self, flow: u32) -> usize {
+        if flow < self.n_flows {
+            flow as usize
+        } else {
+            self.fct[self.conns[(flow - self.n_flows) as usize].row as usize].workload as usize
+        }
+    }
+
+    /// The connection a packet's flow id names, if it is one.
+    #[inline]
+    fn conn_mut(&mut self, flow: u32) -> Option<&mut Connection> {
+        flow.checked_sub(self.n_flows).map(|c| &mut self.conns[c as usize])
+    }
+
+    /// The records of every connection opened so far (the workloads' flow completion times).
+    pub fn connections(&self) -> &[FctRecord] {
+        &self.fct
+    }
+
+    /// Connection slots made so far: the most connections open at once (slots are reused).
+    pub fn connection_slots(&self) -> usize {
+        self.conns.len()
     }
 
     /// Current simulated time, ns.
@@ -350,9 +424,11 @@ impl Simulation {
                     }
                 }
                 Event::Arrive { pkt, .. } => self.arrive(now, pkt)?,
-                Event::Timer { agent, kind, gen } => {
-                    self.agents[agent as usize].inner_mut().on_timer(now, kind, gen, &mut self.out);
-                    self.flush_outbox(now, agent)?;
+                Event::Timer { agent, kind, gen, epoch } => {
+                    if self.epoch_of(agent) == epoch {
+                        self.agents[agent as usize].inner_mut().on_timer(now, kind, gen, &mut self.out);
+                        self.flush_outbox(now, agent)?;
+                    }
                 }
                 Event::Start { agent } => {
                     self.agents[agent as usize].inner_mut().start(now, &mut self.out);
@@ -428,9 +504,20 @@ impl Simulation {
         l.last_change = l.last_change.max(now);
     }
 
+    /// The epoch of the slot an agent is in: 0 for a flow's, the connection's for a workload's.
+    #[inline]
+    fn epoch_of(&self, agent: u32) -> u32 {
+        match (agent / 2).checked_sub(self.n_flows) {
+            Some(c) => self.conns[c as usize].epoch,
+            None => 0,
+        }
+    }
+
     fn flush_outbox(&mut self, now: u64, agent: u32) -> Result<(), SimError> {
-        let flow = (agent / 2) as usize;
+        let flow_id = agent / 2;
+        let flow = self.owner_of(flow_id);
         let is_sender = agent.is_multiple_of(2);
+        let epoch = self.epoch_of(agent);
         let out = &mut self.out;
         let f = &mut self.flows[flow];
         f.counts.goodput_bytes += out.goodput_bytes;
@@ -444,14 +531,22 @@ impl Simulation {
                 f.app_delays.add(d);
             }
         }
-        if out.completed && f.completed_at.is_none() {
+        let completed = out.completed;
+        if flow_id < self.n_flows && completed && f.completed_at.is_none() {
             f.completed_at = Some(now);
         }
         for t in out.timers.drain(..) {
-            self.sched.at(t.at.max(now), Event::Timer { agent, kind: t.kind, gen: t.gen });
+            self.sched.at(t.at.max(now), Event::Timer { agent, kind: t.kind, gen: t.gen, epoch });
         }
+        let timeouts = out.timeouts;
         let packets = std::mem::take(&mut out.packets);
+        let requests = std::mem::take(&mut out.connections);
         out.clear();
+        let (fwd, rev) = match self.conn_mut(flow_id) {
+            Some(c) => (c.fwd, c.rev),
+            None => (self.flows[flow].fwd, self.flows[flow].rev),
+        };
+        let mut retransmits = 0;
         for mut p in packets.iter().copied() {
             if self.pkts.live() as u64 >= self.sc.max_packets {
                 return Err(self.too_many_packets(now));
@@ -459,18 +554,103 @@ impl Simulation {
             p.sent_at = now;
             p.qdelay = 0;
             debug_assert_eq!(is_sender, p.kind == PacketKind::Data, "senders send data, receivers ACKs");
-            let base = if is_sender { self.flows[flow].fwd } else { self.flows[flow].rev };
+            let base = if is_sender { fwd } else { rev };
             p.at = base;
             let link = self.paths[base as usize];
             self.flows[flow].counts.send(p.kind, p.size, p.has(flags::RETX));
+            retransmits += u32::from(p.kind == PacketKind::Data && p.has(flags::RETX));
+            if let Some(c) = self.conn_mut(flow_id) {
+                c.alive += 1;
+            }
             let id = self.pkts.alloc(p);
             self.enqueue(now, link, id)?;
         }
-        // Give the vector back so its capacity is reused.
+        if let Some(c) = self.conn_mut(flow_id) {
+            let row = c.row as usize;
+            let r = &mut self.fct[row];
+            r.retransmits += retransmits;
+            r.timeouts += timeouts;
+            if completed && is_sender && r.finish.is_none() {
+                r.finish = Some(now);
+                self.conns[(flow_id - self.n_flows) as usize].done = true;
+            }
+            self.settle(flow_id);
+        }
+        // Give the vectors back so their capacity is reused.
         let mut packets = packets;
         packets.clear();
         self.out.packets = packets;
+        for req in &requests {
+            self.open_connection(now, flow_id, *req)?;
+        }
+        let mut requests = requests;
+        requests.clear();
+        self.out.connections = requests;
         Ok(())
+    }
+
+    /// Open a connection that workload `flow` asks for: a slot (a free one, or a new one), a
+    /// sender and a receiver of the workload's TCP settings, its record; it starts at once.
+    fn open_connection(&mut self, now: u64, flow: u32, req: crate::agent::ConnectionReq) -> Result<(), SimError> {
+        let spec = &self.sc.flows[flow as usize];
+        let pair = &spec.pairs[req.pair as usize];
+        let (fwd, rev) = self.pair_paths[flow as usize][req.pair as usize];
+        let slot = match self.free_conns.pop() {
+            Some(s) => s,
+            None => {
+                self.conns.push(Connection { row: 0, fwd: 0, rev: 0, epoch: 0, alive: 0, done: true });
+                self.agents.push(AnyAgent::Sink(Sink));
+                self.agents.push(AnyAgent::Sink(Sink));
+                self.conns.len() as u32 - 1
+            }
+        };
+        let flow_id = self.n_flows + slot;
+        let ids = FlowIds { flow: flow_id, src: pair.src, dst: pair.dst };
+        let hops = |links: &[u32]| -> Vec<Hop> {
+            links
+                .iter()
+                .map(|&l| Hop { rate_bps: self.links[l as usize].rate_bps, delay_ns: self.links[l as usize].delay_ns })
+                .collect()
+        };
+        let ideal_ns = spec.params.kind().ideal_fct_ns(&hops(&pair.fwd), &hops(&pair.rev), req.bytes);
+        let (sender, receiver) =
+            spec.params.kind().connection(ids, now, req.bytes).expect("a flow that asks for connections opens them");
+        let row = self.fct.len() as u32;
+        self.fct.push(FctRecord {
+            workload: flow,
+            src: pair.src,
+            dst: pair.dst,
+            bytes: req.bytes,
+            start: now,
+            finish: None,
+            ideal_ns,
+            retransmits: 0,
+            timeouts: 0,
+            drops: 0,
+            marks: 0,
+        });
+        let c = &mut self.conns[slot as usize];
+        *c = Connection { row, fwd, rev, epoch: c.epoch.wrapping_add(1), alive: 0, done: false };
+        let agent = 2 * flow_id;
+        self.agents[agent as usize] = sender;
+        self.agents[agent as usize + 1] = receiver;
+        self.agents[agent as usize].inner_mut().start(now, &mut self.out);
+        self.flush_outbox(now, agent)
+    }
+
+    /// Free the slot of connection `flow_id` once it is over and none of its packets is left
+    /// (later timer events of its agents are stale by the epoch).
+    fn settle(&mut self, flow_id: u32) {
+        let slot = flow_id - self.n_flows;
+        let c = &self.conns[slot as usize];
+        if c.done && c.alive == 0 {
+            let agent = 2 * flow_id as usize;
+            self.agents[agent] = AnyAgent::Sink(Sink);
+            self.agents[agent + 1] = AnyAgent::Sink(Sink);
+            self.conns[slot as usize].done = false;
+            self.conns[slot as usize].alive = u32::MAX; // not settled twice
+            self.free_conns.push(slot);
+        }
     }
 
     /// Packet `id` joins the queue of `link_id`, the hop of its path it is at (`Packet::at`).
@@ -531,10 +711,15 @@ impl Simulation {
     /// Account for a packet the discipline at `link_id` marked (set CE on) for `reason`.
     fn mark_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason) {
         self.trace(now, link_id, PacketEvent::Mark(reason), id);
-        let p = &self.pkts[id];
+        let p = self.pkts[id];
         self.hops.mark(p.at as usize);
         self.links[link_id as usize].counts.mark(reason);
-        self.flows[p.flow as usize].counts.mark(reason);
+        let flow = self.owner_of(p.flow);
+        self.flows[flow].counts.mark(reason);
+        if let Some(c) = self.conn_mut(p.flow) {
+            let row = c.row as usize;
+            self.fct[row].marks += u32::from(p.is_data());
+        }
     }
 
     /// The marks a discipline reported in `cx.marks` (at dequeue, or on queued packets).
@@ -566,8 +751,15 @@ impl Simulation {
         let p = self.pkts[id];
         self.hops.drop(p.at as usize, place == DropPlace::Queued);
         self.links[link_id as usize].counts.drop(p.size, reason, place);
-        self.flows[p.flow as usize].counts.drop(p.kind, p.size, reason);
+        let flow = self.owner_of(p.flow);
+        self.flows[flow].counts.drop(p.kind, p.size, reason);
         self.pkts.free(id);
+        if let Some(c) = self.conn_mut(p.flow) {
+            c.alive -= 1;
+            let row = c.row as usize;
+            self.fct[row].drops += u32::from(p.is_data());
+            self.settle(p.flow);
+        }
     }
 
     /// Give the idle transmitter of `link_id` its next packet, if any.
@@ -652,9 +844,17 @@ impl Simulation {
         }
         let p = *p;
         self.pkts.free(id);
-        let flow = p.flow as usize;
+        let flow = self.owner_of(p.flow);
         self.flows[flow].counts.deliver(p.kind, p.size, now - p.sent_at, p.qdelay);
-        let agent = if p.kind == PacketKind::Data { 2 * flow as u32 + 1 } else { 2 * flow as u32 };
+        let agent = if p.kind == PacketKind::Data { 2 * p.flow + 1 } else { 2 * p.flow };
+        if let Some(c) = self.conn_mut(p.flow) {
+            c.alive -= 1;
+            if c.done {
+                // Over: a late duplicate or ACK has nothing to tell its agents.
+                self.settle(p.flow);
+                return Ok(());
+            }
+        }
         self.agents[agent as usize].inner_mut().on_packet(now, &p, &mut self.out);
         self.flush_outbox(now, agent)
     }
@@ -693,6 +893,12 @@ impl Simulation {
 impl SimView for Simulation {
     fn scenario(&self) -> &Scenario {
         &self.sc
+    }
+    fn owner(&self, flow: u32) -> usize {
+        self.owner_of(flow)
+    }
+    fn connections(&self) -> &[FctRecord] {
+        &self.fct
     }
     fn seed(&self) -> u64 {
         self.seed

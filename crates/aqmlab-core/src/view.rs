@@ -7,6 +7,7 @@
 use crate::packet::{PacketArena, PacketId, PacketKind};
 use crate::qdisc::QueueDisc;
 use crate::scenario::Scenario;
+use crate::stats::fct::FctRecord;
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::hops::HopCounters;
 use crate::stats::{AppDelays, FlowCounters, LinkCounters, LinkIntegrals};
@@ -58,13 +59,22 @@ pub trait SimView {
     /// The counters of every (flow, hop), indexed as [`hops_by_flow`] walks them.
     fn hops(&self) -> &HopCounters;
 
+    /// Every connection the workloads opened, in order of opening.
+    fn connections(&self) -> &[FctRecord];
+
+    /// The scenario flow a packet's flow id belongs to: itself, or for a connection of a
+    /// workload (ids from the number of flows up) the workload.
+    fn owner(&self, flow: u32) -> usize {
+        flow as usize
+    }
+
     /// Data packets of each flow still in queues or on the wire, counted from the arena.
     fn in_flight_by_flow(&self) -> Vec<u64> {
         let mut counts = vec![0u64; self.scenario().flows.len()];
         for id in self.packets().live_ids() {
             let p = &self.packets()[id];
             if p.kind == PacketKind::Data {
-                counts[p.flow as usize] += 1;
+                counts[self.owner(p.flow)] += 1;
             }
         }
         counts
@@ -78,7 +88,7 @@ pub fn hops_by_flow(sc: &Scenario) -> impl Iterator<Item = (usize, usize, u32)> 
     sc.flows
         .iter()
         .enumerate()
-        .flat_map(|(fi, f)| f.fwd.iter().chain(&f.rev).map(move |&link| (fi, link)))
+        .flat_map(|(fi, f)| f.path_pairs().flat_map(|(fwd, rev)| fwd.iter().chain(rev)).map(move |&link| (fi, link)))
         .enumerate()
         .map(|(hop, (fi, link))| (fi, hop, link))
 }

@@ -250,8 +250,10 @@ impl PyRunResults {
     /// JSON (small whatever the run's size).
     fn summary_json(&self) -> String {
         let r = &self.inner;
-        let counts = serde_json::json!({ "flows": r.flows.len(), "links": r.links.len() });
-        serde_json::json!({ "run": &r.run, "fairness": &r.fairness, "counts": counts }).to_string()
+        let counts =
+            serde_json::json!({ "flows": r.flows.len(), "links": r.links.len(), "connections": r.connections.len() });
+        serde_json::json!({ "run": &r.run, "fairness": &r.fairness, "counts": counts, "workloads": &r.workloads })
+            .to_string()
     }
 
     /// The time series, as the document's `series` key, in JSON.
@@ -267,9 +269,12 @@ impl PyRunResults {
                 "flows" => Some(results.flow_table()),
                 "links" => Some(results.link_table()),
                 "link_flows" => Some(results.link_flow_table()),
+                "connections" => Some(results.connection_table()),
                 _ => None,
             })
-            .ok_or_else(|| PyValueError::new_err(format!("table: expected flows, links or link_flows, got {name:?}")))?
+            .ok_or_else(|| {
+                PyValueError::new_err(format!("table: expected flows, links, link_flows or connections, got {name:?}"))
+            })?
             .map_err(|e| SimulationError::new_err(format!("cannot tabulate results: {e}")))?;
         table.columns().map(|(n, c)| column_to_py(py, n, c)).collect()
     }

@@ -22,6 +22,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", metavar="FILE", type=Path, help="also write the results JSON to FILE (only if the run succeeds)"
     )
     parser.add_argument(
+        "--connections",
+        metavar="FILE",
+        type=Path,
+        help="also write the workloads' connections table (one row per flow: size, FCT, slowdown) to FILE, "
+        ".parquet or .csv",
+    )
+    parser.add_argument(
         "--traces",
         metavar="DIR",
         type=Path,
@@ -45,6 +52,10 @@ def handle(args: argparse.Namespace) -> int:
     scenario = load_scenario(args)
     if args.out is not None:
         _check_writable(args.out)  # before the run, not after minutes of simulation
+    if args.connections is not None:
+        _check_writable(args.connections, "--connections")
+        if args.connections.suffix not in (".parquet", ".csv"):
+            raise UsageError(f"--connections {args.connections}: must end in .parquet or .csv")
     if scenario.wants_packet_traces and args.traces is None:
         raise UsageError(
             f"{scenario.path} asks for packet traces ([trace] pcap or packets): "
@@ -64,6 +75,11 @@ def handle(args: argparse.Namespace) -> int:
             results.write_json(args.out)
         except OSError as error:
             raise CommandError(f"cannot write {args.out}: {error.strerror or error}") from None
+    if args.connections is not None:
+        try:
+            results.write_connections(args.connections)
+        except OSError as error:
+            raise CommandError(f"cannot write {args.connections}: {error.strerror or error}") from None
     if args.json:
         sys.stdout.write(results.to_json(indent=2) + "\n")
     else:
@@ -84,14 +100,14 @@ def _seed(text: str) -> int:
     raise argparse.ArgumentTypeError(f"expected an integer from 0 to 2^64-1, got {text!r}")
 
 
-def _check_writable(path: Path) -> None:
+def _check_writable(path: Path, option: str = "--out") -> None:
     directory = path.parent
     if path.is_dir():
-        raise UsageError(f"--out {path}: is a directory")
+        raise UsageError(f"{option} {path}: is a directory")
     if not directory.is_dir():
-        raise UsageError(f"--out {path}: directory {directory} does not exist")
+        raise UsageError(f"{option} {path}: directory {directory} does not exist")
     if not os.access(directory, os.W_OK):
-        raise UsageError(f"--out {path}: directory {directory} is not writable")
+        raise UsageError(f"{option} {path}: directory {directory} is not writable")
 
 
 COMMAND = Command(

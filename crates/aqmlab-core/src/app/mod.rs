@@ -43,8 +43,9 @@ pub enum Transport {
 
 /// What the validated parameters of every flow kind answer.
 pub trait FlowKind {
-    /// The sender and receiver agents of one flow.
-    fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng) -> (AnyAgent, AnyAgent);
+    /// The sender and receiver agents of one flow; `pair_weights` are the weights of its
+    /// (source, destination) pairs when it spans node sets (a workload's), else empty.
+    fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng, pair_weights: &[f64]) -> (AnyAgent, AnyAgent);
     /// Mean size of the data packets, bytes.
     fn mean_packet_size(&self) -> f64;
     /// The largest packets it sends regularly, bytes: data (forward path) and ACKs (reverse).
@@ -63,6 +64,20 @@ pub trait FlowKind {
     fn demand_bps(&self) -> f64;
     /// Whether its data packets are ECN-capable, so that gateways may mark them.
     fn ecn_capable(&self) -> bool {
+        false
+    }
+    /// For a kind whose flows open connections (a workload): the sender and receiver of one,
+    /// starting at `start` and carrying `bytes` of data.
+    fn connection(&self, _ids: FlowIds, _start: u64, _bytes: u64) -> Option<(AnyAgent, AnyAgent)> {
+        None
+    }
+    /// For such a kind: a connection's completion time over an empty network, ns.
+    fn ideal_fct_ns(&self, _fwd: &[workload::Hop], _rev: &[workload::Hop], _bytes: u64) -> u64 {
+        0
+    }
+    /// Whether its `src` and `dst` are node sets (lists or globs) whose pairs it connects over
+    /// time, rather than two nodes.
+    fn spans_node_sets(&self) -> bool {
         false
     }
 }
@@ -107,8 +122,10 @@ flow_kinds! {
     OnOff(onoff),
     Tcp(tcp),
     Telnet(telnet),
+    Workload(workload),
 }
 
+pub mod cdf;
 pub mod sink;
 
 pub fn find(name: &str) -> Option<&'static FlowKindInfo> {
@@ -136,9 +153,9 @@ impl FlowParams {
         self.kind().ecn_capable()
     }
 
-    /// Build the sender and receiver agents.
-    pub fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng) -> (AnyAgent, AnyAgent) {
-        self.kind().build(ids, when, rng)
+    /// Build the sender and receiver agents (see [`FlowKind::build`]).
+    pub fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng, pair_weights: &[f64]) -> (AnyAgent, AnyAgent) {
+        self.kind().build(ids, when, rng, pair_weights)
     }
 }
 

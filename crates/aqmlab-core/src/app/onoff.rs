@@ -48,7 +48,7 @@ impl Params {
 }
 
 impl FlowKind for Params {
-    fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng) -> (AnyAgent, AnyAgent) {
+    fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng, _pairs: &[f64]) -> (AnyAgent, AnyAgent) {
         (AnyAgent::OnOff(OnOff::new(self, ids, when, rng)), AnyAgent::Sink(Sink))
     }
     fn mean_packet_size(&self) -> f64 {

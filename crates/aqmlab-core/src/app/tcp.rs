@@ -25,7 +25,7 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let common = Common::read(f, &Defaults { cc: "reno", packet_size: 1000, max_window: 10_000 })?;
+        let common = Common::read(f, &Defaults { cc: "reno", packet_size: 1000, header: 0, max_window: 10_000 })?;
         let bytes: Option<Bytes> =
             f.opt("bytes", "data to transfer, then stop and record the completion time (default: unending)")?;
         if let Some(b) = bytes {
@@ -36,7 +36,7 @@ impl Params {
 }
 
 impl FlowKind for Params {
-    fn build(&self, ids: FlowIds, when: Schedule, _rng: SimRng) -> (AnyAgent, AnyAgent) {
+    fn build(&self, ids: FlowIds, when: Schedule, _rng: SimRng, _pairs: &[f64]) -> (AnyAgent, AnyAgent) {
         (
             AnyAgent::TcpSender(Sender::new(&self.common, self.bytes, None, ids, when)),
             AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, false)),

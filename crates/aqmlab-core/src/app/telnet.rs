@@ -27,7 +27,7 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let common = Common::read(f, &Defaults { cc: "generic", packet_size: 40, max_window: 5 })?;
+        let common = Common::read(f, &Defaults { cc: "generic", packet_size: 40, header: 0, max_window: 5 })?;
         let iv: Duration = f.or(
             "mean_interval",
             Duration(5_000_000_000),
@@ -39,7 +39,7 @@ impl Params {
 }
 
 impl FlowKind for Params {
-    fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng) -> (AnyAgent, AnyAgent) {
+    fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng, _pairs: &[f64]) -> (AnyAgent, AnyAgent) {
         let keys = Keystrokes::new(self.mean_interval_ns, rng);
         (
             AnyAgent::TcpSender(Sender::new(&self.common, None, Some(Box::new(keys)), ids, when)),

@@ -393,6 +393,9 @@ impl Drr {
     /// The queue of a packet of `flow`.
     fn classify(&mut self, flow: u32, rng: &mut SimRng) -> usize {
         if self.buckets == 0 {
+            // A queue per flow: a flow the scenario did not list (a workload's connection) gets
+            // its own when it first comes.
+            self.queues.ensure(flow as usize + 1);
             return flow as usize;
         }
         let seed = *self.seed.get_or_insert_with(|| (rng.uniform() * u64::MAX as f64) as u64);

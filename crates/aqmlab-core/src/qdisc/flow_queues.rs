@@ -190,15 +190,19 @@ pub fn fattest(backlogs: impl Iterator<Item = u64>) -> Option<usize> {
     best.map(|(i, _)| i)
 }
 
+impl<A: FlowAqm> FlowQueue<A> {
+    fn empty() -> Self {
+        FlowQueue { queue: StampedFifo::default(), deficit: 0, list: OnList::None, aqm: A::default() }
+    }
+}
+
 impl<A: FlowAqm> FlowQueues<A> {
     pub fn new(p: &FlowQueueParams, overflow: Overflow, n_flows: usize) -> Self {
         let n = match p.flows {
             Classify::Hashed(n) => n as usize,
             Classify::Exact => n_flows.max(1),
         };
-        let queues = (0..n)
-            .map(|_| FlowQueue { queue: StampedFifo::default(), deficit: 0, list: OnList::None, aqm: A::default() })
-            .collect();
+        let queues = (0..n).map(|_| FlowQueue::empty()).collect();
         FlowQueues {
             p: *p,
             overflow,
@@ -234,7 +238,15 @@ impl<A: FlowAqm> FlowQueues<A> {
 
     fn classify(&mut self, pkt: &Packet, cx: &mut QdiscCtx) -> usize {
         match self.p.flows {
-            Classify::Exact => (pkt.flow as usize).min(self.queues.len() - 1),
+            Classify::Exact => {
+                // A queue per flow: a flow the scenario did not list (a workload's connection)
+                // gets its own when it first comes.
+                let q = pkt.flow as usize;
+                if q >= self.queues.len() {
+                    self.queues.resize_with(q + 1, FlowQueue::empty);
+                }
+                q
+            }
             Classify::Hashed(n) => {
                 let perturbation = *self.perturbation.get_or_insert_with(|| cx.rng.below(u32::MAX as usize) as u64);
                 bucket(pkt.src, pkt.dst, pkt.flow, perturbation, n)

@@ -22,8 +22,9 @@ pub enum Event {
     TxDone { link: u32, gen: u32 },
     /// A packet reaches the far end of a link after propagation.
     Arrive { link: u32, pkt: PacketId },
-    /// An agent's timer; stale when `gen` no longer matches the agent's own (lazy cancel).
-    Timer { agent: u32, kind: TimerKind, gen: u32 },
+    /// An agent's timer; stale when `gen` no longer matches the agent's own (lazy cancel), or
+    /// when the agent's slot has had another connection since (`epoch`: see the simulation).
+    Timer { agent: u32, kind: TimerKind, gen: u32, epoch: u32 },
     /// An agent starts.
     Start { agent: u32 },
     /// Take a sample of the traced time series.

@@ -14,6 +14,7 @@
 //! A count belongs to the window when its event's time is at or after the warmup: a packet sent
 //! before the warmup and delivered after it counts as delivered, not as sent.
 
+pub mod fct;
 pub mod gauges;
 pub mod hops;
 

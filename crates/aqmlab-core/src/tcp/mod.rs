@@ -83,6 +83,9 @@ pub struct Common {
     /// SACK (`sack = true`): the receiver reports SACK blocks (RFC 2018) and the sender
     /// recovers from losses by RFC 6675 instead of its control's fast recovery.
     pub sack: bool,
+    /// Open the connection with a three-way handshake (SYN, SYN-ACK) before the data.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub handshake: bool,
 }
 
 /// How congestion marks travel back from the receiver to the sender.
@@ -116,6 +119,7 @@ pub enum EcnUse {
 pub struct Defaults {
     pub cc: &'static str,
     pub packet_size: u32,
+    pub header: u32,
     pub max_window: u32,
 }
 
@@ -136,7 +140,7 @@ impl Common {
         };
         let packet_size: u32 = f.or("packet_size", d.packet_size, "size on the wire of a full data packet, bytes")?;
         let header: u32 =
-            f.or("header", 0u32, "bytes of each data packet that are headers (not counted as data or goodput)")?;
+            f.or("header", d.header, "bytes of each data packet that are headers (not counted as data or goodput)")?;
         f.ensure(
             packet_size > header && packet_size <= 1 << 20,
             "packet_size",
@@ -207,6 +211,12 @@ impl Common {
                 ),
             ));
         }
+        let handshake: bool = f.or(
+            "handshake",
+            false,
+            "open the connection with a three-way handshake: a SYN and its SYN-ACK (ack_size bytes each) before \
+             the data, the SYN resent after the retransmission timeout; a completion time counts from the SYN",
+        )?;
         // The cc's own keys are in this table too; in catalogue mode they are listed under the
         // congestion controls, not here.
         let cc = if f.is_catalogue() {
@@ -226,6 +236,7 @@ impl Common {
             ecn,
             pacing,
             sack,
+            handshake,
         })
     }
 

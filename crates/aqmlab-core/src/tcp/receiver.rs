@@ -199,6 +199,16 @@ impl Agent for Receiver {
         if !pkt.is_data() {
             return;
         }
+        if pkt.has(flags::SYN) {
+            // The SYN-ACK (again, for a SYN sent again): it carries no data and no echo of CE.
+            out.packets.push(Packet {
+                kind: PacketKind::Ack,
+                flags: flags::SYN | (pkt.flags & flags::RETX),
+                echo: pkt.sent_at,
+                ..Packet::data(self.ids.flow, self.ids.dst, self.ids.src, self.ack_size)
+            });
+            return;
+        }
         let seq = pkt.seq;
         let end = seq + pkt.size.saturating_sub(self.header) as u64;
         let echo = Echo { sent_at: pkt.sent_at, seq, retx: pkt.has(flags::RETX) };

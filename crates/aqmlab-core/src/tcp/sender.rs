@@ -164,6 +164,17 @@ struct Snapshot {
     first_sent_time: u64,
 }
 
+/// Where the connection is in its opening (`handshake = true`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opening {
+    /// No handshake, or it is over: data may flow.
+    Open,
+    /// `start` has not come yet, and the flow opens with a SYN.
+    Closed,
+    /// The SYN is out: first sent at `first`, `sends` times so far.
+    SynSent { first: u64, sends: u32 },
+}
+
 /// A paced sender's state: when the next packet may leave, and the timer that wakes it then.
 #[derive(Clone, Copy, Debug)]
 struct Pacer {
@@ -211,6 +222,10 @@ pub struct Sender {
     /// After a timeout, no SACK recovery begins before `snd_una` reaches this.
     no_recovery_before: u64,
     done: bool,
+    /// The three-way handshake, when the flow opens with one.
+    opening: Opening,
+    /// Size of a SYN, bytes (the flow's ACK size: a header without data).
+    syn_size: u32,
     /// The application feeding it; `None` for a bulk transfer, as much as the window allows (up
     /// to `total`). Boxed: a bulk sender, the common case, carries only the pointer.
     source: Option<Box<dyn DataSource>>,
@@ -258,6 +273,8 @@ impl Sender {
             recovery: None,
             no_recovery_before: 0,
             done: false,
+            opening: if c.handshake { Opening::Closed } else { Opening::Open },
+            syn_size: c.ack_size,
             source,
         }
     }
@@ -730,6 +747,25 @@ impl Sender {
         self.send_allowed(now, out);
     }
 
+    /// The connection is open (at the start, or on the SYN-ACK): the application starts, and
+    /// data goes out as the window allows.
+    fn begin_data(&mut self, now: u64, out: &mut Outbox) {
+        if self.source.as_mut().is_none_or(|s| s.start(now, out)) {
+            self.send_allowed(now, out);
+        }
+    }
+
+    /// Send the SYN (again), with the retransmission timer as for data (its initial value
+    /// before any sample, backed off after each expiry).
+    fn send_syn(&mut self, now: u64, out: &mut Outbox) {
+        let Opening::SynSent { first, sends } = self.opening else { return };
+        let fl = if sends > 0 { flags::SYN | flags::RETX } else { flags::SYN };
+        out.packets
+            .push(Packet { flags: fl, ..Packet::data(self.ids.flow, self.ids.src, self.ids.dst, self.syn_size) });
+        self.opening = Opening::SynSent { first, sends: sends + 1 };
+        self.rto.set(self.rtt.deadline(now, self.shift), out);
+    }
+
     fn on_timeout(&mut self, now: u64, out: &mut Outbox) {
         if self.snd_una >= self.snd_max {
             return;
@@ -775,14 +811,33 @@ impl Sender {
 
 impl Agent for Sender {
     fn start(&mut self, now: u64, out: &mut Outbox) {
-        if self.source.as_mut().is_none_or(|s| s.start(now, out)) {
-            self.send_allowed(now, out);
+        if self.opening == Opening::Closed {
+            self.opening = Opening::SynSent { first: now, sends: 0 };
+            return self.send_syn(now, out);
         }
+        self.begin_data(now, out);
     }
 
     fn on_packet(&mut self, now: u64, pkt: &Packet, out: &mut Outbox) {
-        if !self.done && !pkt.is_data() {
-            self.on_ack(now, pkt, out);
+        if self.done || pkt.is_data() {
+            return;
+        }
+        match self.opening {
+            Opening::Open if !pkt.has(flags::SYN) => self.on_ack(now, pkt, out),
+            Opening::SynSent { first, sends } if pkt.has(flags::SYN) => {
+                // Karn's rule: a SYN sent more than once gives no sample.
+                if sends == 1 {
+                    self.rtt.sample(first, now);
+                    out.rtt_samples.push(now - first);
+                    self.delivery.min_rtt = self.delivery.min_rtt.min(now - first);
+                }
+                self.shift = 0;
+                self.rto.cancel();
+                self.opening = Opening::Open;
+                self.begin_data(now, out);
+            }
+            // A SYN-ACK repeated after the opening, or an ACK before it.
+            Opening::Open | Opening::Closed | Opening::SynSent { .. } => {}
         }
     }
 
@@ -793,7 +848,14 @@ impl Agent for Sender {
         }
         match timer {
             Timer::Rto => {
-                if self.rto.fire(now, gen, out) {
+                if !self.rto.fire(now, gen, out) {
+                    return;
+                }
+                if let Opening::SynSent { .. } = self.opening {
+                    out.timeouts += 1;
+                    self.shift = (self.shift + 1).min(MAX_BACKOFF_SHIFT);
+                    self.send_syn(now, out);
+                } else {
                     self.on_timeout(now, out);
                 }
             }

@@ -35,7 +35,7 @@ pub const DISCIPLINES: &[&str] = &[
     "fq_pie",
 ];
 /// Every flow kind and congestion control the generator uses.
-pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet"];
+pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet", "workload"];
 pub const CONGESTION_CONTROLS: &[&str] =
     &["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "dctcp", "bbr", "vegas", "decbit"];
 /// The congestion controls that take `ecn = true` (RFC 3168).
@@ -395,11 +395,30 @@ pub fn scenario(seed: u64) -> (String, Shape) {
         let src = rng.below(nodes);
         let dst = (src + 1 + rng.below(nodes - 1)) % nodes;
         let kind = pick(&mut rng, FLOW_KINDS);
-        let _ = writeln!(
-            t,
-            "\n[[flow]]\nname = \"f{f}\"\nsrc = \"{}\"\ndst = \"{}\"\nkind = \"{kind}\"",
-            names[src], names[dst]
-        );
+        if kind == "workload" {
+            // Node sets: a glob of every node, or a few names; the destinations always hold a
+            // node other than the first source, so that some pair is of distinct nodes.
+            let glob = "\"n*\"".to_string();
+            let srcs = if rng.chance(0.3) {
+                glob.clone()
+            } else {
+                let more: Vec<String> = (0..rng.below(3)).map(|_| format!("\"{}\"", names[rng.below(nodes)])).collect();
+                format!("[\"{}\"{}]", names[src], more.iter().map(|m| format!(", {m}")).collect::<String>())
+            };
+            let dsts = if rng.chance(0.3) {
+                glob
+            } else {
+                let more: Vec<String> = (0..rng.below(3)).map(|_| format!("\"{}\"", names[rng.below(nodes)])).collect();
+                format!("[\"{}\"{}]", names[dst], more.iter().map(|m| format!(", {m}")).collect::<String>())
+            };
+            let _ = writeln!(t, "\n[[flow]]\nname = \"f{f}\"\nsrc = {srcs}\ndst = {dsts}\nkind = \"workload\"");
+        } else {
+            let _ = writeln!(
+                t,
+                "\n[[flow]]\nname = \"f{f}\"\nsrc = \"{}\"\ndst = \"{}\"\nkind = \"{kind}\"",
+                names[src], names[dst]
+            );
+        }
         match kind {
             "cbr" | "poisson" => {
                 let _ = writeln!(t, "rate = {}\npacket_size = {}", rate(&mut rng, 8, 3000), packet_size(&mut rng));
@@ -468,6 +487,22 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                         int(&mut rng, 1, 200),
                         int(&mut rng, 1, 1000)
                     );
+                }
+            }
+            "workload" => {
+                let cc = pick(&mut rng, CONGESTION_CONTROLS);
+                let sizes = pick(&mut rng, &["web_search", "hadoop", "data_mining"]);
+                let _ = writeln!(t, "cc = \"{cc}\"\nsizes = \"{sizes}\"\nhandshake = {}", rng.chance(0.5));
+                if rng.chance(0.5) {
+                    let _ = writeln!(t, "arrival_rate = {:.3}", 0.1 + rng.uniform() * 50.0);
+                } else {
+                    let _ = writeln!(t, "load = {:.3}\nload_link = \"n0->n1\"", 0.01 + rng.uniform() * 0.99);
+                }
+                if SACK_CAPABLE.contains(&cc) && rng.chance(0.4) {
+                    let _ = writeln!(t, "sack = true");
+                }
+                if cc != "generic" && cc != "decbit" && rng.chance(0.3) {
+                    let _ = writeln!(t, "initial_cwnd = {}", int(&mut rng, 1, 100));
                 }
             }
             _ => unreachable!(),

@@ -27,3 +27,4 @@ mod smoke;
 mod sred_flow_estimate;
 mod tcp;
 mod unresponsive;
+mod workload;
