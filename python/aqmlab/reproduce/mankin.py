@@ -477,8 +477,10 @@ PHASE = (
     "departure (one 42 B ACK on a SLIP line), an LR packet about 66 ms after (three), so SR takes each freed "
     "slot first; in Exp. II LR never finds GW3's queue full in any seed, while with its packets 1 B longer "
     "(0.5 ms of service) it does 6-35% of the time (diagnostic runs, not adopted). The testbed's MicroVAX "
-    "processing times and SLIP byte stuffing randomised these phases; aqmlab has no per-packet jitter for TCP "
-    "flows, and we did not invent one"
+    "processing times and SLIP byte stuffing randomised these phases by an amount the paper does not give; the "
+    "exact emulation has no processing time, and the -jitter experiment takes the other end (up to one packet "
+    "time per gateway), where no phase effect is left: there drop-tail treats the SR connections evenly (Jain "
+    "0.93-0.95), unlike the paper's testbed (0.79-0.88), which the exact emulation resembles (0.71-0.78)"
 )
 LOCKOUT = (
     "under drop-tail some connections never lose a packet while others time out again and again (our SR "
@@ -616,10 +618,15 @@ delay on LR's host link, which moves LR's arrivals ahead of SR's, Exp. I gives L
 at all (490 B/s) and RDCR raises its drops (5-9%, overflow arrivals about 1%) -- the paper's
 single-bottleneck surprise; in Exp. II LR never finds GW3's queue full (every seed, both conditions),
 but does 6-35% of the time with its packets 1 B longer (0.5 ms of service). The testbed's MicroVAX
-processing and SLIP byte stuffing randomised these phases; the scenario format has no per-packet
-jitter for TCP flows, and we did not invent one. The findings on LR that hang on one queue's phase
-(Exp. I's surprise, Table 2) are therefore fragile here, while SR fairness and the multi-bottleneck
-findings hold in every seed.
+processing and SLIP byte stuffing randomised these phases by an amount the paper does not give.
+The `-jitter` experiments take the other physical end, a processing time of up to one packet
+time at every gateway, which leaves no phase effect: there drop-tail treats the SR connections
+evenly (Jain 0.93-0.95 in the three experiments), unlike the testbed (Table 5: 0.79, 0.79, 0.88),
+which the exact emulation resembles (0.71-0.78). So the testbed's processing randomised the
+phases little; the fairness finding (RDCR raises SR fairness) holds in both conditions, by 0.2
+exactly and by 0.02-0.04 with jitter. The findings on LR that hang on one queue's phase (Exp. I's
+surprise, Table 2) are fragile, while SR fairness and the multi-bottleneck findings hold in every
+seed of the exact emulation.
 
 **Inconsistencies in the paper's numbers** (reported, not tuned away): its throughputs exceed what a
 1920 B/s line carries (Exp. I on: 1864 B/s of data, against 1774), while its Exp. III GW4 delays
