@@ -96,3 +96,29 @@ def _read_parquet(path) -> pd.DataFrame:
 
     with duckdb.connect() as connection:
         return connection.execute("SELECT * FROM read_parquet(?)", [str(path)]).df()
+
+
+def test_a_sweep_stores_the_buckets_and_plots_a_line_per_bucket(tmp_path):
+    from aqmlab.plot import summarize
+
+    spec = {
+        "name": "fct",
+        "base": str(WEB),
+        "seeds": 2,
+        "set": {"simulation.duration": "8s", "simulation.warmup": "1s", "flow.web.sizes": "hadoop"},
+        "grid": {"flow.web.load": [0.3, 0.6]},
+    }
+    store = tmp_path / "fct.duckdb"
+    frame = aqmlab.sweep(spec, store=store, table="workloads", progress=False, workers=1)
+    assert len(frame) == 2 * 2 * 5, "a row per (point, seed, bucket)"
+    assert set(frame["bucket"]) == {"< 10KB", "10KB-100KB", "100KB-1MB", ">= 1MB", "all"}
+    assert (frame["opened"] == frame.groupby(["flow.web.load", "seed"])["flows"].transform("max")).all()
+    summary = summarize(store, "slowdown_p99", "flow.web.load", workload="web")
+    assert summary.attrs["by"] == "bucket"
+    assert list(dict.fromkeys(summary["bucket"])) == ["< 10KB", "10KB-100KB", "100KB-1MB", ">= 1MB", "all"]
+    assert (summary["n"] == 2).all()
+    done = run_cli(
+        "plot", store, "--workload", "web", "--metric", "fct_p50_s", "--x", "flow.web.load", "--out", tmp_path / "p.png"
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "p.png").stat().st_size > 0

@@ -244,6 +244,16 @@ def apply_overrides(doc: dict, overrides: list[tuple[str, object]], where: str) 
     return doc
 
 
+def cc_default(cc: str | None, key: str) -> str | None:
+    """The default of a congestion control's key, from aqmlab's catalogue (as written in a scenario)."""
+    from aqmlab import _core
+
+    for entry in json.loads(_core.catalog())["congestion_controls"]:
+        if entry["name"] == cc:
+            return next((p["default"] for p in entry["params"] if p["name"] == key), None)
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # The ns-3 arguments, read from the aqmlab file
 
@@ -441,8 +451,8 @@ def ns3_args(
             args.append(f"--quantum={min(max(bits_per_second(bottleneck['rate']) // 8 >> 12, 300), 1514)}")
     else:
         raise fail(f"bottleneck discipline {q['discipline']!r} has no ns-3 counterpart here")
+    cc = ccs.pop() if tcp else None
     if tcp:
-        cc = ccs.pop()
         args.append(f"--tcpType={NS3_TCP[cc]}")
         if any(f.get("ecn") for f in tcp):
             args.append("--ecn=true")
@@ -460,10 +470,13 @@ def ns3_args(
     if per_flow:
         args.append("--perFlow=true")
     if tcp:
-        settings = lambda f: {k: v for k, v in {**TCP_DEFAULTS, **f}.items() if k in (*TCP_DEFAULTS, "max_window")}
+        # The initial window's default is the control's own (1 packet for the 1988-1995 ones, 10
+        # for cubic and dctcp), as aqmlab's catalogue gives it.
+        defaults = {**TCP_DEFAULTS, "initial_cwnd": cc_default(cc, "initial_cwnd") or TCP_DEFAULTS["initial_cwnd"]}
+        settings = lambda f: {k: v for k, v in {**defaults, **f}.items() if k in (*defaults, "max_window")}
         if any(settings(f) != settings(tcp[0]) for f in tcp):
             raise fail("tcp flows must share max_window, initial_cwnd and min_rto")
-        t = {**TCP_DEFAULTS, **tcp[0]}
+        t = {**defaults, **tcp[0]}
         if t["dupack_threshold"] != 3:
             raise fail("the ns-3 peer keeps ReTxThreshold = 3")
         if "max_window" not in t:

@@ -77,7 +77,11 @@ def t_interval(values: Sequence[float], level: float = 0.95) -> tuple[int, float
     return n, mean, sd, half
 
 
-def _table_for(flow: str | None, link: str | None) -> str:
+def _table_for(flow: str | None, link: str | None, workload: str | None = None) -> str:
+    if workload:
+        if flow or link:
+            raise PlotError("workload: the workloads table has no flow or link column; give workload alone")
+        return "workloads"
     if flow and link:
         return "link_flows"
     if flow:
@@ -98,6 +102,7 @@ def summarize(
     where: str | None = None,
     agg: str = "mean",
     level: float = 0.95,
+    workload: str | None = None,
 ) -> pd.DataFrame:
     """One row per (``by`` value, ``x`` value): ``n`` runs, ``mean``, ``sd``, ``half_width``, ``low``, ``high``.
 
@@ -116,13 +121,18 @@ def summarize(
     the_store = store if isinstance(store, Store) else Store(store, read_only=True)
     owned = the_store is not store
     try:
-        table = _table_for(flow, link)
+        table = _table_for(flow, link, workload)
         columns = the_store.columns(table)
         params = [key for key in the_store.param_keys() if key in columns]
         _check_column(metric, columns, table, numeric=True)
         _check_column(x, columns, table)
         if by is None:
-            by = _default_by(the_store, table, columns, params, x)
+            # A workload's lines are its size buckets (FCT statistics), unless x is the bucket.
+            by = (
+                "bucket"
+                if table == "workloads" and x != "bucket"
+                else _default_by(the_store, table, columns, params, x)
+            )
         elif by != x:
             _check_column(by, columns, table)
 
@@ -137,6 +147,9 @@ def summarize(
         if link:
             conditions.append(f"{'name' if table == 'links' else 'link'} GLOB ?")
             arguments.append(link)
+        if workload:
+            conditions.append("workload GLOB ?")
+            arguments.append(workload)
         if where:
             conditions.append(f"({where})")
         condition = " AND ".join(conditions) or "TRUE"
@@ -185,10 +198,12 @@ def summarize(
     positions = [quantity(text) for text in summary["x"]]
     numeric = all(position is not None for position in positions)
     summary.insert(2, "x_value", [p if numeric else math.nan for p in positions])
+    # Size buckets in size order ("< 10KB" before "10KB-100KB", "all" last), other lines by name.
+    line_key = _bucket_rank if by == "bucket" else None
     if numeric:
-        summary = summary.sort_values(["line", "x_value"], na_position="first", kind="stable")
+        summary = summary.sort_values(["line", "x_value"], na_position="first", kind="stable", key=_by_line(line_key))
     else:
-        summary = summary.sort_values(["line", "x"], na_position="first", kind="stable")
+        summary = summary.sort_values(["line", "x"], na_position="first", kind="stable", key=_by_line(line_key))
     summary = summary.reset_index(drop=True)
     if by:
         summary = summary.rename(columns={"line": by})
@@ -209,6 +224,24 @@ def summarize(
         }
     )
     return summary
+
+
+def _by_line(line_key):
+    """A sort key for DataFrame.sort_values that applies ``line_key`` to the line column only."""
+
+    def key(column):
+        return column.map(line_key) if line_key is not None and column.name == "line" else column
+
+    return key
+
+
+def _bucket_rank(label: object) -> float:
+    """A size bucket's lower edge, bytes ("< 10KB": 0, "10KB-100KB": 1e4, ">= 1MB": 1e6, "all": inf)."""
+    text = str(label)
+    if text.startswith("<"):
+        return 0.0
+    edge = quantity(text.removeprefix(">=").strip().split("-")[0])
+    return math.inf if edge is None else edge
 
 
 def _check_column(name: str, columns: dict[str, str], table: str, numeric: bool = False) -> None:
@@ -280,13 +313,16 @@ def plot_metric(
     logy: bool = False,
     title: str | None = None,
     out: str | os.PathLike[str] | None = None,
+    workload: str | None = None,
 ) -> Figure:
     """Draw :func:`summarize`'s result: one line per ``by`` value, error bars for the interval.
 
     Writes ``out`` (``.png``, ``.svg``, ``.pdf``: any format matplotlib knows by extension) if given.
     The returned Figure carries the summary as ``figure.summary``.
     """
-    summary = summarize(store, metric, x, by=by, flow=flow, link=link, where=where, agg=agg, level=level)
+    summary = summarize(
+        store, metric, x, by=by, flow=flow, link=link, where=where, agg=agg, level=level, workload=workload
+    )
     figure = draw(summary, logx=logx, logy=logy, title=title)
     if out is not None:
         figure.savefig(os.fspath(out))

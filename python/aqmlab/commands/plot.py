@@ -12,8 +12,9 @@ from aqmlab.commands import Command, CommandError, UsageError
 DESCRIPTION = """\
 Plot a metric of a sweep store against a swept parameter: one line per discipline (or per --by),
 the mean over seeds with a Student-t confidence interval. --flow and --link pick the table:
-flows, links, or both for per-flow statistics at a link (link_flows); neither plots a per-run
-column (events, fairness.jain). Prints the plotted numbers as a table.
+flows, links, or both for per-flow statistics at a link (link_flows); --workload the workloads'
+flow completion times, one line per size bucket (slowdown_p99, fct_p50_s, ...); none plots a
+per-run column (events, fairness.jain). Prints the plotted numbers as a table.
 """
 
 FORMATS = (".png", ".svg", ".pdf")
@@ -26,6 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by", metavar="PARAM", help="one line per value of this column (default: the discipline)")
     parser.add_argument("--flow", metavar="NAME", help="flows named NAME (a glob: 'tcp*')")
     parser.add_argument("--link", metavar="NAME", help="link directions named NAME (a glob)")
+    parser.add_argument(
+        "--workload", metavar="NAME", help="workloads named NAME (a glob): FCT statistics, a line per size bucket"
+    )
     parser.add_argument(
         "--where",
         metavar="SQL",
@@ -68,7 +72,7 @@ def handle(args: argparse.Namespace) -> int:
     try:
         summary = summarize(
             args.store, args.metric, args.x, by=args.by, flow=args.flow, link=args.link, where=args.where,
-            agg=args.agg, level=args.level,
+            agg=args.agg, level=args.level, workload=args.workload,
         )  # fmt: skip
     except (PlotError, NotAStoreError) as error:
         raise UsageError(str(error)) from None

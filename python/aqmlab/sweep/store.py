@@ -9,8 +9,9 @@ Tables; every row of the first four carries the run's key ``(scenario_hash, seed
     (seconds the worker spent on it), ``events``, ``sim_time_s``, ``measure_from_s``,
     ``finished_at`` (UTC, when it was stored), ``fairness.*``, and one VARCHAR column per override
     key ever swept (the ``--set`` VALUE text; NULL for a run that did not set that key).
-``flows``, ``links``, ``link_flows``
-    One row per flow, link direction, and (link direction, flow) of each finished run: the run's
+``flows``, ``links``, ``link_flows``, ``workloads``
+    One row per flow, link direction, (link direction, flow), and (workload, size bucket) of each
+    finished run (the last: the flow completion times of the results' ``workloads``): the run's
     key, its parameter columns, ``scenario``, ``aqmlab_version``, ``wall_s`` and ``events``, then
     the fields of the results JSON (nested counters as dotted columns, ``drops_by_reason.early``;
     a reason a run did not see is 0). ``row_index`` is the position in the results.
@@ -29,7 +30,7 @@ Tables; every row of the first four carries the run's key ``(scenario_hash, seed
     The override keys that have columns. ``meta``: ``format = aqmlab.store/1``.
 
 Primary keys: ``runs (scenario_hash, seed)``, ``flows``/``links (scenario_hash, seed, name)``,
-``link_flows (scenario_hash, seed, link, flow)``. A run is written in one transaction (its rows in
+``link_flows (scenario_hash, seed, link, flow)``, ``workloads (scenario_hash, seed, workload, bucket)``. A run is written in one transaction (its rows in
 every table, and any new columns), by the sweep's own process only, so a store never holds part
 of a run or a run twice, whenever the writer is killed. Columns are added as results bring new
 fields (a new drop reason, a new swept key); the stored rows get NULL, or 0 for a counter.
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 STORE_FORMAT = "aqmlab.store/1"
-RESULT_TABLES = ("flows", "links", "link_flows")
+RESULT_TABLES = ("flows", "links", "link_flows", "workloads")
 TABLES = ("runs", *RESULT_TABLES)
 # Copied from the run into every result row, so each table reads on its own.
 RUN_COLUMNS_IN_RESULTS = ("scenario", "aqmlab_version", "wall_s", "events")
@@ -93,6 +94,11 @@ CREATE TABLE IF NOT EXISTS link_flows (
     row_index INTEGER, scenario VARCHAR, aqmlab_version VARCHAR, wall_s DOUBLE, events BIGINT,
     PRIMARY KEY (scenario_hash, seed, link, flow)
 );
+CREATE TABLE IF NOT EXISTS workloads (
+    scenario_hash VARCHAR NOT NULL, seed UBIGINT NOT NULL, workload VARCHAR NOT NULL, bucket VARCHAR NOT NULL,
+    row_index INTEGER, scenario VARCHAR, aqmlab_version VARCHAR, wall_s DOUBLE, events BIGINT,
+    PRIMARY KEY (scenario_hash, seed, workload, bucket)
+);
 CREATE TABLE IF NOT EXISTS scenarios (
     scenario_hash VARCHAR PRIMARY KEY, name VARCHAR, base VARCHAR, overrides VARCHAR, expanded VARCHAR
 );
@@ -101,6 +107,11 @@ CREATE TABLE IF NOT EXISTS param_keys (key VARCHAR PRIMARY KEY);
 # Added after the first stores were written: an older store gets them when opened for writing.
 _SCHEMA_ADDITIONS = """
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS build VARCHAR;
+CREATE TABLE IF NOT EXISTS workloads (
+    scenario_hash VARCHAR NOT NULL, seed UBIGINT NOT NULL, workload VARCHAR NOT NULL, bucket VARCHAR NOT NULL,
+    row_index INTEGER, scenario VARCHAR, aqmlab_version VARCHAR, wall_s DOUBLE, events BIGINT,
+    PRIMARY KEY (scenario_hash, seed, workload, bucket)
+);
 CREATE TABLE IF NOT EXISTS plans (
     sweep VARCHAR NOT NULL, base VARCHAR NOT NULL, point INTEGER NOT NULL, scenario_hash VARCHAR NOT NULL,
     params VARCHAR, PRIMARY KEY (sweep, base, point)
@@ -606,7 +617,15 @@ def _rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
             (link, flow) for link in results.get("links", []) for flow in link.get("flows", [])
         )
     ]
-    return {"runs": [run], "flows": flows, "links": links, "link_flows": link_flows}
+    workloads = [
+        {**common, "row_index": index, "workload": name, **_flatten(summary), **_flatten(bucket)}
+        for index, (name, summary, bucket) in enumerate(
+            (w["name"], {k: v for k, v in w.items() if k not in ("name", "buckets")}, b)
+            for w in results.get("workloads", [])
+            for b in w["buckets"]
+        )
+    ]
+    return {"runs": [run], "flows": flows, "links": links, "link_flows": link_flows, "workloads": workloads}
 
 
 def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -47,8 +47,15 @@ pub struct Params {
 }
 
 impl Params {
+    /// The 1988-1995 controls' keys: they start from a window of one packet.
     pub fn read(f: &mut Fields, fast_retransmit: bool) -> Result<Self> {
-        let initial_cwnd: f64 = f.or("initial_cwnd", 1.0, "congestion window at the start, packets")?;
+        Self::read_with_initial_cwnd(f, fast_retransmit, 1.0)
+    }
+
+    /// The same keys for a control of today's stacks, whose initial window defaults to
+    /// `initial_cwnd` (10 packets in Linux since 2.6.39, RFC 6928).
+    pub fn read_with_initial_cwnd(f: &mut Fields, fast_retransmit: bool, initial_cwnd: f64) -> Result<Self> {
+        let initial_cwnd: f64 = f.or("initial_cwnd", initial_cwnd, "congestion window at the start, packets")?;
         f.ensure(initial_cwnd >= 1.0, "initial_cwnd", "must be at least 1 packet")?;
         let initial_ssthresh: Option<f64> = f.opt(
             "initial_ssthresh",
