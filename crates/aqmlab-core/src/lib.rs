@@ -10,6 +10,8 @@
 //! - [`tcp`]: the TCP family (sender, receiver, congestion controls, data sources);
 //! - [`app`]: the flow kinds, one file each, and their registry;
 //! - [`conf`], [`scenario`]: scenario files, validated with file/line/field messages;
+//! - [`link`]: the link model's capacity over time (a rate schedule, a trace of delivery
+//!   opportunities), asked when a transmission ends;
 //! - [`stats`]: the one accounting layer: whole-run counts, the window by snapshot, hop
 //!   counters, gauge averages;
 //! - [`view`]: the read-only view of a simulation that results and invariants read;
@@ -28,6 +30,7 @@ pub mod columns;
 pub mod conf;
 pub mod fair_share;
 pub mod invariants;
+pub mod link;
 pub mod packet;
 pub mod packet_trace;
 pub mod qdisc;

@@ -33,8 +33,9 @@ use serde::Serialize;
 use crate::agent::Schedule;
 use crate::app::{self, FlowParams};
 use crate::conf::{
-    parse_override_value, parse_toml, Duration, Fields, Node, Origin, Prob, Rate, Result, Source, Table, Val,
+    parse_override_value, parse_toml, Duration, Fields, FromNode, Node, Origin, Prob, Rate, Result, Source, Table, Val,
 };
+use crate::link::{Capacity, Shape};
 use crate::qdisc::{self, QdiscParams};
 
 /// One direction of a link.
@@ -54,6 +55,10 @@ pub struct LinkSpec {
     #[serde(skip_serializing_if = "is_zero")]
     pub processing_jitter_ns: u64,
     pub queue: QdiscParams,
+    /// A capacity that varies over time (a rate schedule or a trace); `rate_bps` is then its
+    /// nominal rate ([`Capacity::nominal_rate_bps`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
 }
 
 fn is_zero(x: &u64) -> bool {
@@ -619,8 +624,10 @@ struct LinkKeys<'t> {
     indices: Vec<Option<u32>>,
     between: (String, String),
     name: Option<String>,
-    rate: Rate,
-    delay: Duration,
+    /// Per direction (first-to-second, second-to-first): a constant rate, or a varying capacity
+    /// and its nominal rate.
+    rates: [(u64, Option<Capacity>); 2],
+    delays: [Duration; 2],
     loss: Prob,
     processing_jitter: Duration,
     queue_table: Option<(&'t Table, Origin)>,
@@ -648,9 +655,11 @@ fn read_link_keys<'t>(f: &mut Fields<'t>) -> Result<LinkKeys<'t>> {
     };
     let name: Option<String> =
         f.opt("name", "name of the first-to-second direction (default: A->B; the other is always B->A)")?;
-    let rate: Rate = f.req("rate", Rate(1), "line rate")?;
-    f.ensure(rate.0 > 0, "rate", "must be above 0")?;
+    let rates = read_capacities(f)?;
     let delay: Duration = f.or("delay", Duration(0), "propagation delay")?;
+    let delay_reverse: Option<Duration> =
+        f.opt("delay_reverse", "propagation delay of the second-to-first direction (default: delay)")?;
+    let delays = [delay, delay_reverse.unwrap_or(delay)];
     let loss: Prob = f.or("loss", Prob(0.0), "probability that the wire loses a packet")?;
     let processing_jitter: Duration = f.or(
         "processing_jitter",
@@ -660,7 +669,92 @@ fn read_link_keys<'t>(f: &mut Fields<'t>) -> Result<LinkKeys<'t>> {
     let queue_table = f.table("queue", "output queue of both directions (default: droptail, limit 100): see below")?;
     let reverse_table =
         f.table("queue_reverse", "output queue of the second-to-first direction (default: as queue)")?;
-    Ok(LinkKeys { count, indices, between, name, rate, delay, loss, processing_jitter, queue_table, reverse_table })
+    Ok(LinkKeys { count, indices, between, name, rates, delays, loss, processing_jitter, queue_table, reverse_table })
+}
+
+/// The capacity of a link's two directions: `rate`, or `rate_schedule` or `trace`, and the same
+/// with `_reverse` for the second-to-first direction (default: as the first).
+fn read_capacities(f: &mut Fields) -> Result<[(u64, Option<Capacity>); 2]> {
+    let shape = match f
+        .choice("rate_shape", "step", &["step", "linear"], "how a rate_schedule goes between its points")?
+        .as_str()
+    {
+        "linear" => Shape::Linear,
+        _ => Shape::Step,
+    };
+    let mut out = Vec::with_capacity(2);
+    for suffix in ["", "_reverse"] {
+        let (rate_key, schedule_key, trace_key) =
+            (format!("rate{suffix}"), format!("rate_schedule{suffix}"), format!("trace{suffix}"));
+        let which = if suffix.is_empty() { "" } else { " of the second-to-first direction" };
+        let rate: Option<Rate> = if suffix.is_empty() && f.is_catalogue() {
+            Some(f.req(&rate_key, Rate(1), "line rate (unless rate_schedule or trace gives it)")?)
+        } else {
+            f.opt(&rate_key, &format!("line rate{which} (default: as the first direction)"))?
+        };
+        let schedule = read_schedule(f, &schedule_key, which)?;
+        let trace: Option<String> = f.opt(
+            &trace_key,
+            &format!(
+                "a Mahimahi trace{which}: one time in ms per line, a delivery opportunity of 1500 bytes, repeating \
+                 (relative to the scenario file)"
+            ),
+        )?;
+        let given = [rate.is_some(), schedule.is_some(), trace.is_some()];
+        if given.iter().filter(|g| **g).count() > 1 {
+            return Err(f.error(&rate_key, format!("give one of {rate_key}, {schedule_key} and {trace_key}")));
+        }
+        let capacity = match (schedule, trace) {
+            (Some(points), _) => Some(Capacity::schedule(points, shape).map_err(|e| f.error(&schedule_key, e))?),
+            (_, Some(path)) => {
+                let resolved = f.source().relative(&path);
+                let text = std::fs::read_to_string(&resolved).map_err(|e| {
+                    let why = crate::conf::io_message(&e);
+                    f.error(&trace_key, format!("cannot read '{path}' (relative to the scenario file): {why}"))
+                })?;
+                Some(Capacity::trace(&text, &path).map_err(|e| f.error(&trace_key, format!("{path}: {e}")))?)
+            }
+            (None, None) => None,
+        };
+        let rate = match (&capacity, rate) {
+            (Some(c), _) => c.nominal_rate_bps(),
+            (None, Some(r)) => {
+                f.ensure(r.0 > 0, &rate_key, "must be above 0")?;
+                r.0
+            }
+            (None, None) if suffix.is_empty() && !f.is_catalogue() => {
+                return Err(f.error("rate", "is required but missing (or give rate_schedule or trace)"))
+            }
+            (None, None) => 0, // the reverse direction: as the first
+        };
+        out.push((rate, capacity));
+    }
+    if out[1].0 == 0 {
+        out[1] = out[0].clone();
+    }
+    Ok([out[0].clone(), out[1].clone()])
+}
+
+/// `rate_schedule`: a list of [time, rate] pairs (durations and rates with units).
+fn read_schedule(f: &mut Fields, key: &str, which: &str) -> Result<Option<Vec<(u64, u64)>>> {
+    let doc = format!(
+        "rates over time{which}: [[\"0s\", \"10Mbps\"], [\"5s\", \"2Mbps\"], ...], from 0s, times rising; \
+         held (rate_shape = \"step\") or linear between points; the last holds"
+    );
+    let Some(node) = f.documented(key, "list of [duration, rate] pairs", false, &doc) else { return Ok(None) };
+    let usage = "expected a list of [time, rate] pairs, as [[\"0s\", \"10Mbps\"], [\"5s\", \"2Mbps\"]]";
+    let Val::Array(items) = &node.val else { return Err(f.error(key, usage)) };
+    let mut points = Vec::with_capacity(items.len());
+    for item in items {
+        let Val::Array(pair) = &item.val else { return Err(f.error(key, usage)) };
+        if pair.len() != 2 {
+            return Err(f.error(key, usage));
+        }
+        let t = Duration::from_node(&pair[0].val).map_err(|m| f.error(key, format!("time: {m}")))?;
+        let r = Rate::from_node(&pair[1].val).map_err(|m| f.error(key, format!("rate: {m}")))?;
+        points.push((t.0, r.0));
+    }
+    Ok(Some(points))
 }
 
 /// The keys every `[[flow]]` entry has (its kind reads the others).
@@ -850,8 +944,8 @@ impl<'a> Builder<'a> {
             indices,
             between,
             name,
-            rate,
-            delay,
+            rates,
+            delays,
             loss,
             processing_jitter,
             queue_table,
@@ -940,7 +1034,7 @@ impl<'a> Builder<'a> {
                     None => {}
                 }
             }
-            for (from, to, lname, q, bytes) in [
+            for (direction, (from, to, lname, q, bytes)) in [
                 (ia, ib, fwd_name.clone(), queue.clone(), fwd_bytes.clone()),
                 (
                     ib,
@@ -949,7 +1043,11 @@ impl<'a> Builder<'a> {
                     queue_reverse.clone().unwrap_or_else(|| queue.clone()),
                     rev_bytes.clone(),
                 ),
-            ] {
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let (rate_bps, capacity) = rates[direction].clone();
                 let id = self.links.len() as u32;
                 self.link_names.insert(lname.to_lowercase(), lname.clone());
                 self.byte_limits.push(bytes);
@@ -957,11 +1055,12 @@ impl<'a> Builder<'a> {
                     name: lname,
                     from,
                     to,
-                    rate_bps: rate.0,
-                    delay_ns: delay.0,
+                    rate_bps,
+                    delay_ns: delays[direction].0,
                     loss: loss.0,
                     processing_jitter_ns: processing_jitter.0,
                     queue: q,
+                    capacity,
                 });
                 self.link_at.push(at.clone());
                 self.out_links[from as usize].push(id);

@@ -23,6 +23,7 @@ use crate::app::sink::Sink;
 use crate::app::workload::Hop;
 use crate::app::AnyAgent;
 use crate::invariants;
+use crate::link::Transmitter;
 use crate::packet::{flags, PacketArena, PacketId, PacketKind};
 use crate::packet_trace::{PacketEvent, PacketTracer};
 use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, QdiscCtx, QueueDisc, Verdict};
@@ -70,6 +71,8 @@ struct LinkRt {
     rng: SimRng,
     /// Time integrals of the discipline's gauges (links in `[trace] links` only).
     gauge_avg: Option<GaugeAverage>,
+    /// A capacity that varies over time (a schedule or a trace), else `rate_bps` throughout.
+    transmitter: Option<Box<Transmitter>>,
 }
 
 /// One flow at run time (`repr(C)`, cache-line aligned): what a packet's round trip touches
@@ -196,6 +199,7 @@ impl Simulation {
                     counts: LinkCounters::default(),
                     integrals: LinkIntegrals::default(),
                     gauge_avg: sc.trace.links.contains(&(li as u32)).then(GaugeAverage::default),
+                    transmitter: l.capacity.clone().map(|c| Box::new(Transmitter::new(c))),
                 }
             })
             .collect();
@@ -793,7 +797,11 @@ impl Simulation {
         l.tx_start = now;
         let gen = l.tx_gen;
         self.trace(now, link_id, PacketEvent::Dequeue, id);
-        self.sched.at(now + tx_time_ns(size, rate), Event::TxDone { link: link_id, gen });
+        let done = match &mut self.links[link_id as usize].transmitter {
+            None => now + tx_time_ns(size, rate),
+            Some(t) => t.finish(now, size),
+        };
+        self.sched.at(done, Event::TxDone { link: link_id, gen });
     }
 
     fn tx_done(&mut self, now: u64, link_id: u32) {

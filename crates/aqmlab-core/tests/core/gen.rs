@@ -382,6 +382,27 @@ pub fn scenario(seed: u64) -> (String, Shape) {
         if rng.chance(0.15) {
             let _ = writeln!(t, "loss = {:.3}", rng.uniform() * 0.05);
         }
+        // The access link's keys: the other direction's own rate and delay, a rate schedule.
+        if rng.chance(0.2) {
+            let _ = writeln!(
+                t,
+                "rate_reverse = {}\ndelay_reverse = \"{}us\"",
+                rate(&mut rng, 64, 10_000),
+                int(&mut rng, 0, 20_000)
+            );
+        } else if rng.chance(0.15) {
+            let points: Vec<String> = (0..1 + rng.below(4))
+                .map(|k| {
+                    format!(
+                        "[\"{}ms\", {}]",
+                        if k == 0 { 0 } else { 100 * k as u64 + int(&mut rng, 0, 99) },
+                        rate(&mut rng, 64, 10_000)
+                    )
+                })
+                .collect();
+            let shape = if rng.chance(0.5) { "step" } else { "linear" };
+            let _ = writeln!(t, "rate_schedule_reverse = [{}]\nrate_shape = \"{shape}\"", points.join(", "));
+        }
         let d = pick(&mut rng, DISCIPLINES);
         let _ = writeln!(t, "queue = {}", queue(&mut rng, d, &mut shape));
         if rng.chance(0.3) {

@@ -3,6 +3,7 @@
 //!
 //! `make test` runs them all; the `#[ignore]`d fuzz targets of [`fuzz`] run with `make fuzz`.
 
+mod access;
 mod aqm;
 mod bad_inputs;
 mod bbr;
