@@ -388,7 +388,7 @@ fn switch_discipline(queue: &mut Table, new: &Node, path: &str) -> Option<String
     if old_info.name == new_info.name {
         return None;
     }
-    let accepted = discipline_keys(new_info);
+    let accepted = qdisc::discipline_keys(new_info);
     let (mut kept, mut dropped) = (Vec::new(), Vec::new());
     queue.entries.retain(|(k, _)| {
         if k == "discipline" {
@@ -406,14 +406,6 @@ fn switch_discipline(queue: &mut Table, new: &Node, path: &str) -> Option<String
         note += &format!("; dropped {} ({} does not read them)", dropped.join(", "), new_info.name);
     }
     Some(note)
-}
-
-/// The keys a discipline reads (`discipline` aside), from its reader in catalogue mode.
-fn discipline_keys(info: &qdisc::DisciplineInfo) -> Vec<String> {
-    let src = Source { path: "<catalogue>".into() };
-    let mut docs = Vec::new();
-    let _ = (info.read)(&mut Fields::catalogue(&src, &mut docs));
-    docs.into_iter().map(|d| d.name).collect()
 }
 
 /// Shell-style match of `text` against `pattern`: `*` is any run of characters, `?` any one.
@@ -952,12 +944,12 @@ impl<'a> Builder<'a> {
             reverse_table,
         } = read_link_keys(&mut f)?;
         let queue = match queue_table {
-            Some((qt, ref qat)) => read_queue(self.src, &format!("link[{label}].queue"), qt, qat.clone())?,
+            Some((qt, ref qat)) => qdisc::read_queue(self.src, &format!("link[{label}].queue"), qt, qat.clone())?,
             None => QdiscParams::DropTail(qdisc::droptail::Params { limit: crate::conf::Limit::Packets(100) }),
         };
         let queue_reverse = match reverse_table {
             Some((qt, ref qat)) => {
-                Some(read_queue(self.src, &format!("link[{label}].queue_reverse"), qt, qat.clone())?)
+                Some(qdisc::read_queue(self.src, &format!("link[{label}].queue_reverse"), qt, qat.clone())?)
             }
             None => None,
         };
@@ -1343,6 +1335,15 @@ impl<'a> Builder<'a> {
             let data_hops = fl.data_links().map(|l| (l, data, "packet"));
             let ack_hops = ack.into_iter().flat_map(|a| fl.ack_links().map(move |l| (l, a, "ACK")));
             for (l, size, what) in data_hops.chain(ack_hops) {
+                if let QdiscParams::Tbf(shaper) = &self.links[l as usize].queue {
+                    if shaper.burst_bytes < size {
+                        let field = format!("link[{}].queue.burst", shown(&self.links[l as usize].name));
+                        return Err(self.src.error(&self.link_at[l as usize], &field, format!(
+                            "a bucket of {} bytes cannot pass one {size}-byte {what} of flow '{}': every one would be dropped",
+                            shaper.burst_bytes, fl.name
+                        )));
+                    }
+                }
                 if let Some((b, at, field)) = &self.byte_limits[l as usize] {
                     if *b < size {
                         return Err(self.src.error(at, field, format!(
@@ -1545,42 +1546,6 @@ fn list_of_strings(f: &mut Fields, key: &str, doc: &str) -> Result<Vec<String>> 
             .collect(),
         Some(n) => Err(f.error(key, format!("expected a list of names, got {}", n.val.type_name()))),
     }
-}
-
-/// Read a `queue = { discipline = ..., ... }` table.
-pub fn read_queue(src: &Source, path: &str, t: &Table, at: Origin) -> Result<QdiscParams> {
-    let mut f = Fields::new(src, path, t, at);
-    let names: Vec<&str> = qdisc::REGISTRY.iter().map(|d| d.name).collect();
-    let discipline: String = f.req("discipline", String::new(), "queue discipline")?;
-    let Some(info) = qdisc::find(&discipline) else {
-        let known = qdisc::REGISTRY.iter().flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()));
-        let hint = crate::suggest::did_you_mean(&discipline, known);
-        return Err(
-            f.error("discipline", format!("unknown discipline '{discipline}'{hint} (allowed: {})", names.join(", ")))
-        );
-    };
-    let params = (info.read)(&mut f)?;
-    let own_keys = discipline_keys(info);
-    f.finish().map_err(|mut e| {
-        // A parameter of another discipline: say whose, and how to switch to it in one step.
-        let key = e.field.rsplit('.').next().unwrap_or("").to_string();
-        let owners: Vec<&str> = qdisc::REGISTRY
-            .iter()
-            .filter(|d| !own_keys.contains(&key) && discipline_keys(d).contains(&key))
-            .map(|d| d.name)
-            .collect();
-        if let Some(first) = owners.first() {
-            let set_path = path.replace('[', ".").replace(']', "");
-            e.message += &format!(
-                "; {key} is a parameter of {}: switch with --set {set_path}.discipline={first} \
-                 (the queue then starts from {first}'s defaults), or write the whole table, \
-                 as queue = {{ discipline = \"{first}\", {key} = ... }}",
-                owners.join(", ")
-            );
-        }
-        e
-    })?;
-    Ok(params)
 }
 
 /// Shortest paths: one breadth-first search per destination, cached as a next-hop table.

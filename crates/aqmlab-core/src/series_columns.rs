@@ -63,6 +63,13 @@ pub const LINK: &[SeriesColumn] = &[
     col("p_avg", "probability", "sample", "zl_red", "the averaged drop probability"),
     col("n_active", "conversations", "sample", "fq, fq_bit, fred", "conversations with packets queued"),
     col("round_bits", "bits", "sample", "fq, fq_bit", "the round number R(t) of the bit-by-bit round robin"),
+    col(
+        "tokens_bytes",
+        "bytes",
+        "sample",
+        "tbf",
+        "the shaper's bucket: bytes it may send at once (its inner discipline's columns follow)",
+    ),
     col("dropping", "0 or 1", "sample", "codel, cobalt", "1 while CoDel is in its dropping state"),
     col(
         "count",

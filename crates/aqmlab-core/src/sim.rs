@@ -73,6 +73,8 @@ struct LinkRt {
     gauge_avg: Option<GaugeAverage>,
     /// A capacity that varies over time (a schedule or a trace), else `rate_bps` throughout.
     transmitter: Option<Box<Transmitter>>,
+    /// When a wake-up is pending for a discipline that holds packets back (a shaper).
+    wake_at: Option<u64>,
 }
 
 /// One flow at run time (`repr(C)`, cache-line aligned): what a packet's round trip touches
@@ -200,6 +202,7 @@ impl Simulation {
                     integrals: LinkIntegrals::default(),
                     gauge_avg: sc.trace.links.contains(&(li as u32)).then(GaugeAverage::default),
                     transmitter: l.capacity.clone().map(|c| Box::new(Transmitter::new(c))),
+                    wake_at: None,
                 }
             })
             .collect();
@@ -437,6 +440,15 @@ impl Simulation {
                 Event::Start { agent } => {
                     self.agents[agent as usize].inner_mut().start(now, &mut self.out);
                     self.flush_outbox(now, agent)?;
+                }
+                Event::Wake { link } => {
+                    let l = &mut self.links[link as usize];
+                    if l.wake_at == Some(now) {
+                        l.wake_at = None;
+                        if l.tx.is_none() {
+                            self.start_tx(now, link);
+                        }
+                    }
                 }
                 Event::Sample => {
                     self.sample(now);
@@ -782,6 +794,15 @@ impl Simulation {
         };
         let next = l.q.dequeue(&mut cx);
         let rate = l.rate_bps;
+        if next.is_none() {
+            // A shaper holding its next packet back: wake the link when it may go.
+            if let Some(at) = l.q.ready_at() {
+                if l.wake_at != Some(at) {
+                    l.wake_at = Some(at);
+                    self.sched.at(at.max(now), Event::Wake { link: link_id });
+                }
+            }
+        }
         self.mark_others(now, link_id);
         self.drop_victims(now, link_id);
         let Some(id) = next else { return };

@@ -1,4 +1,4 @@
-//! CAKE, Common Applications Kept Enhanced, without its shaper: T. Høiland-Jørgensen, D. Täht
+//! CAKE, Common Applications Kept Enhanced: T. Høiland-Jørgensen, D. Täht
 //! and J. Morton, "Piece of CAKE: A Comprehensive Queue Management Solution for Home Gateways",
 //! IEEE LANMAN 2018; the details follow Linux's net/sched/sch_cake.c (cake_hash, cake_enqueue,
 //! cake_dequeue, cake_drop, cake_get_flow_quantum, cake_set_rate).
@@ -24,14 +24,18 @@
 //! - Overflow: when the bytes queued exceed the buffer, the head packet of the queue with the
 //!   most bytes is dropped (reason `overflow`, the arrival's own queue included), one at a
 //!   time until under, and that queue's BLUE counts an overflow.
-//! - From the rate (Linux's cake_set_rate, here the link's rate, the shaper being absent): the
+//! - The shaper (`bandwidth`, tc-cake's): a virtual clock, as Linux's cake_advance_shaper: a
+//!   packet may leave at `next_send`, which each packet sent moves on by its time at the
+//!   bandwidth (from now, if the link was idle longer); until then the link waits, woken at
+//!   `next_send` ([`QueueDisc::ready_at`]). No burst: CAKE paces packet by packet.
+//! - From the rate (Linux's cake_set_rate: the `bandwidth` if set, else the link's rate): the
 //!   quantum is rate / 4096 bytes per second within [300, 1514]; target is the larger of `rtt`
 //!   / 20 and 1.5 MTU times; interval is `rtt` + target - `rtt` / 20; the buffer defaults to
 //!   the larger of 4 intervals at the rate and 4 MiB, at most `limit` (packets count 1514
 //!   bytes each, as Linux's sch->limit) unless `memlimit` sets it.
 //!
 //! Deviations and choices left open:
-//! - No shaper (`bandwidth`), overhead compensation, DiffServ tins (one best-effort tin), ACK
+//! - No overhead compensation, DiffServ tins (one best-effort tin), ACK
 //!   filter, NAT lookup, `wash`, `ingress` mode or GSO splitting.
 //! - Host bulk counts are kept per host exactly; Linux keeps them in two more 8-way
 //!   set-associative tables of 1024 hosts, where collisions need more than 8 hosts per set.
@@ -124,6 +128,9 @@ pub struct Params {
     pub limit: Limit,
     /// Buffer in bytes, if set (tc-cake's memlimit); else derived from the rate.
     pub memlimit: Option<Bytes>,
+    /// The shaper's rate, bit/s (tc-cake's bandwidth); `None`: unshaped, the link's rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bandwidth_bps: Option<u64>,
 }
 
 impl Params {
@@ -151,7 +158,15 @@ impl Params {
         if let Some(m) = memlimit {
             f.ensure(m.0 >= MTU, "memlimit", "must hold one 1514-byte packet at least")?;
         }
-        Ok(Params { isolation, rtt, limit, memlimit })
+        let bandwidth: Option<crate::conf::Rate> = f.opt(
+            "bandwidth",
+            "shape the output to this rate (tc-cake's bandwidth: CAKE's own shaper, so that its queue, not the \
+             next one's, is where packets wait); the rate-dependent settings then follow it",
+        )?;
+        if let Some(b) = bandwidth {
+            f.ensure(b.0 > 0, "bandwidth", "must be above 0")?;
+        }
+        Ok(Params { isolation, rtt, limit, memlimit, bandwidth_bps: bandwidth.map(|b| b.0) })
     }
 }
 
@@ -239,11 +254,15 @@ pub struct Cake {
     len: usize,
     bytes: u64,
     tags: Vec<Option<u64>>,
+    /// The shaper (`bandwidth`): when the next packet may leave, and whether the last dequeue
+    /// was held back by it.
+    next_send: u64,
+    shaped: bool,
 }
 
 impl Cake {
     pub fn new(p: &Params, link: &LinkInfo) -> Self {
-        let t = tuning(p, link.rate_bps);
+        let t = tuning(p, p.bandwidth_bps.unwrap_or(link.rate_bps));
         let cobalt = cobalt::Params {
             limit: Limit::Bytes(t.buffer_bytes),
             target: Duration(t.target_ns),
@@ -281,6 +300,96 @@ impl Cake {
             len: 0,
             bytes: 0,
             tags: vec![None; QUEUES],
+            next_send: 0,
+            shaped: false,
+        }
+    }
+
+    /// DRR++ over the lists and COBALT per queue: the next packet, the shaper aside.
+    fn dequeue_unshaped(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
+        loop {
+            if self.len == 0 {
+                return None;
+            }
+            let (list, idx) = if let Some(&i) = self.new_list.front() {
+                (0, i)
+            } else if let Some(&i) = self.old_list.front() {
+                (1, i)
+            } else if let Some(&i) = self.decaying_list.front() {
+                (2, i)
+            } else {
+                return None;
+            };
+            if self.queues[idx].deficit <= 0 {
+                // Out of deficit: a quantum more and to the tail of the old list; a sparse
+                // queue with packets becomes bulk, an empty one waits there as sparse.
+                if self.queues[idx].set == FlowSet::Sparse {
+                    if self.queues[idx].fifo.is_empty() {
+                        self.queues[idx].set = FlowSet::SparseWait;
+                    } else {
+                        self.queues[idx].set = FlowSet::Bulk;
+                        self.sparse -= 1;
+                        self.bulk += 1;
+                        self.host_bulk(idx, true);
+                    }
+                }
+                self.queues[idx].deficit += self.flow_quantum(idx);
+                match list {
+                    0 => self.new_list.pop_front(),
+                    1 => self.old_list.pop_front(),
+                    _ => self.decaying_list.pop_front(),
+                };
+                self.old_list.push_back(idx);
+                continue;
+            }
+            // A packet through COBALT; drops go on, the queue's last packet is never dropped.
+            let q = &mut self.queues[idx];
+            let mut chosen = None;
+            while let Some((pkt, enqueued)) = q.fifo.pop(cx.pkts) {
+                self.len -= 1;
+                self.bytes -= cx.pkts[pkt].size as u64;
+                let sojourn = cx.now.saturating_sub(enqueued);
+                // Above target only beyond 4 MTU times too (cobalt_should_drop's condition).
+                let sojourn = if sojourn > 4 * self.t.mtu_time_ns { sojourn } else { 0 };
+                let u = if q.cvars.p_drop > 0.0 { cx.rng.uniform() } else { 1.0 };
+                let can_mark = cx.pkts[pkt].has(flags::ECT);
+                let d = q.cvars.should_drop(&self.cobalt, cx.now, sojourn, u, can_mark);
+                if cobalt::apply(d, pkt, can_mark, q.fifo.is_empty(), cx) {
+                    continue;
+                }
+                chosen = Some(pkt);
+                break;
+            }
+            let Some(pkt) = chosen else {
+                // Found empty: decaying while its COBALT state is not at rest, else off the lists.
+                q.cvars.queue_empty(&self.cobalt, cx.now);
+                let resting = q.cvars.p_drop == 0.0 && q.cvars.count == 0 && cx.now >= q.cvars.drop_next;
+                let was = q.set;
+                match list {
+                    0 => self.new_list.pop_front(),
+                    1 => self.old_list.pop_front(),
+                    _ => self.decaying_list.pop_front(),
+                };
+                match was {
+                    FlowSet::Sparse | FlowSet::SparseWait => self.sparse -= 1,
+                    FlowSet::Bulk => {
+                        self.bulk -= 1;
+                        self.host_bulk(idx, false);
+                    }
+                    FlowSet::Decaying => self.decaying -= 1,
+                    FlowSet::None => unreachable!("a queue on a list has a set"),
+                }
+                if resting {
+                    self.queues[idx].set = FlowSet::None;
+                } else {
+                    self.queues[idx].set = FlowSet::Decaying;
+                    self.decaying += 1;
+                    self.decaying_list.push_back(idx);
+                }
+                continue;
+            };
+            self.queues[idx].deficit -= cx.pkts[pkt].size as i64;
+            return Some(pkt);
         }
     }
 
@@ -416,90 +525,18 @@ impl QueueDisc for Cake {
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
-        loop {
-            if self.len == 0 {
-                return None;
-            }
-            let (list, idx) = if let Some(&i) = self.new_list.front() {
-                (0, i)
-            } else if let Some(&i) = self.old_list.front() {
-                (1, i)
-            } else if let Some(&i) = self.decaying_list.front() {
-                (2, i)
-            } else {
-                return None;
-            };
-            if self.queues[idx].deficit <= 0 {
-                // Out of deficit: a quantum more and to the tail of the old list; a sparse
-                // queue with packets becomes bulk, an empty one waits there as sparse.
-                if self.queues[idx].set == FlowSet::Sparse {
-                    if self.queues[idx].fifo.is_empty() {
-                        self.queues[idx].set = FlowSet::SparseWait;
-                    } else {
-                        self.queues[idx].set = FlowSet::Bulk;
-                        self.sparse -= 1;
-                        self.bulk += 1;
-                        self.host_bulk(idx, true);
-                    }
-                }
-                self.queues[idx].deficit += self.flow_quantum(idx);
-                match list {
-                    0 => self.new_list.pop_front(),
-                    1 => self.old_list.pop_front(),
-                    _ => self.decaying_list.pop_front(),
-                };
-                self.old_list.push_back(idx);
-                continue;
-            }
-            // A packet through COBALT; drops go on, the queue's last packet is never dropped.
-            let q = &mut self.queues[idx];
-            let mut chosen = None;
-            while let Some((pkt, enqueued)) = q.fifo.pop(cx.pkts) {
-                self.len -= 1;
-                self.bytes -= cx.pkts[pkt].size as u64;
-                let sojourn = cx.now.saturating_sub(enqueued);
-                // Above target only beyond 4 MTU times too (cobalt_should_drop's condition).
-                let sojourn = if sojourn > 4 * self.t.mtu_time_ns { sojourn } else { 0 };
-                let u = if q.cvars.p_drop > 0.0 { cx.rng.uniform() } else { 1.0 };
-                let can_mark = cx.pkts[pkt].has(flags::ECT);
-                let d = q.cvars.should_drop(&self.cobalt, cx.now, sojourn, u, can_mark);
-                if cobalt::apply(d, pkt, can_mark, q.fifo.is_empty(), cx) {
-                    continue;
-                }
-                chosen = Some(pkt);
-                break;
-            }
-            let Some(pkt) = chosen else {
-                // Found empty: decaying while its COBALT state is not at rest, else off the lists.
-                q.cvars.queue_empty(&self.cobalt, cx.now);
-                let resting = q.cvars.p_drop == 0.0 && q.cvars.count == 0 && cx.now >= q.cvars.drop_next;
-                let was = q.set;
-                match list {
-                    0 => self.new_list.pop_front(),
-                    1 => self.old_list.pop_front(),
-                    _ => self.decaying_list.pop_front(),
-                };
-                match was {
-                    FlowSet::Sparse | FlowSet::SparseWait => self.sparse -= 1,
-                    FlowSet::Bulk => {
-                        self.bulk -= 1;
-                        self.host_bulk(idx, false);
-                    }
-                    FlowSet::Decaying => self.decaying -= 1,
-                    FlowSet::None => unreachable!("a queue on a list has a set"),
-                }
-                if resting {
-                    self.queues[idx].set = FlowSet::None;
-                } else {
-                    self.queues[idx].set = FlowSet::Decaying;
-                    self.decaying += 1;
-                    self.decaying_list.push_back(idx);
-                }
-                continue;
-            };
-            self.queues[idx].deficit -= cx.pkts[pkt].size as i64;
-            return Some(pkt);
+        let Some(bandwidth) = self.p.bandwidth_bps else { return self.dequeue_unshaped(cx) };
+        self.shaped = self.len > 0 && self.next_send > cx.now;
+        if self.shaped {
+            return None;
         }
+        let pkt = self.dequeue_unshaped(cx)?;
+        self.next_send = self.next_send.max(cx.now) + crate::units::tx_time_ns(cx.pkts[pkt].size, bandwidth);
+        Some(pkt)
+    }
+
+    fn ready_at(&self) -> Option<u64> {
+        self.shaped.then_some(self.next_send)
     }
 
     fn len(&self) -> usize {
@@ -537,6 +574,26 @@ mod tests {
 
     fn cake(text: &str, rate_bps: u64) -> Cake {
         Cake::new(&read(text).unwrap(), &LinkInfo { rate_bps, ..link(16) })
+    }
+
+    #[test]
+    fn its_shaper_paces_the_link_at_its_bandwidth_and_tunes_for_it() {
+        // bandwidth = 10 Mbps on a 1 Gbps link: 200 packets of 1250 bytes (1 ms each at 10 Mbps)
+        // queued at once leave one per millisecond, the first at once; CAKE tunes for 10 Mbps.
+        use crate::qdisc::conformance::{Fate, Line};
+        let q = cake("bandwidth = \"10Mbps\"", 1_000_000_000);
+        assert_eq!(q.tuning(), tuning(&read("").unwrap(), 10_000_000));
+        let mut line = Line::new(q, &LinkInfo { rate_bps: 1_000_000_000, ..link(16) }, 1);
+        for k in 0..200 {
+            line.arrive(0, k % 4, 1250);
+        }
+        line.run_until(99_999_999);
+        let sent = line.offered.iter().filter(|(_, f)| matches!(f, Fate::Sent)).count();
+        assert_eq!(sent, 100, "one packet per ms for 100 ms (the 100th ends at 99.01 ms)");
+        // The backlog waits at the shaper, in CAKE's queues, where COBALT sees its sojourn grow.
+        line.drain();
+        assert!(line.offered.iter().all(|(_, f)| matches!(f, Fate::Sent | Fate::Evicted(DropReason::Codel))));
+        assert!(line.offered.iter().any(|(_, f)| matches!(f, Fate::Evicted(DropReason::Codel))));
     }
 
     #[test]

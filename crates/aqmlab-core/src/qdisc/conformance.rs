@@ -178,17 +178,29 @@ impl<Q: QueueDisc> Line<Q> {
     /// Let time run to `t`: transmissions that end by then complete.
     pub fn run_until(&mut self, t: u64) {
         assert!(t >= self.now, "time runs forward");
-        while let Some((id, end)) = self.wire {
-            if end > t {
-                break;
+        loop {
+            match self.wire {
+                Some((id, end)) if end <= t => {
+                    self.now = end;
+                    let tag = self.pkts[id].seq;
+                    self.offered[tag as usize].1 = Fate::Sent;
+                    self.pkts.free(id);
+                    self.wire = None;
+                    self.start();
+                    self.check();
+                }
+                // A shaper holding its head back: the idle line asks again when it may go.
+                None => match self.q.ready_at() {
+                    Some(w) if w <= t => {
+                        assert!(w >= self.now, "ready_at {w} is in the past ({})", self.now);
+                        self.now = w;
+                        self.start();
+                        self.check();
+                    }
+                    _ => break,
+                },
+                Some(_) => break,
             }
-            self.now = end;
-            let tag = self.pkts[id].seq;
-            self.offered[tag as usize].1 = Fate::Sent;
-            self.pkts.free(id);
-            self.wire = None;
-            self.start();
-            self.check();
         }
         self.now = t;
     }
@@ -209,7 +221,7 @@ impl<Q: QueueDisc> Line<Q> {
 
     /// Run until the line is idle and the queue empty.
     pub fn drain(&mut self) {
-        while let Some((_, end)) = self.wire {
+        while let Some(end) = self.wire.map(|(_, end)| end).or_else(|| self.q.ready_at()) {
             self.run_until(end);
         }
         assert_eq!(self.q.len(), 0, "an idle line with packets queued");
@@ -301,7 +313,7 @@ pub fn hammer<Q: QueueDisc>(make: impl Fn(&LinkInfo) -> Q, seed: u64) -> (usize,
 mod tests {
     use super::super::{
         ared, blue, cake, cobalt, codel, decbit, droptail, drr, dualpi2, early_random_drop, fq, fq_bit, fq_codel,
-        fq_pie, fred, pie, random_drop, sfb, sfq,
+        fq_pie, fred, pie, random_drop, sfb, sfq, tbf, QdiscParams,
     };
     use super::*;
     use crate::conf::{Bytes, Duration, Prob};
@@ -333,6 +345,21 @@ mod tests {
     #[test]
     fn droptail_keeps_the_contract() {
         every_run(|limit, l| droptail::DropTail::new(&droptail::Params { limit }, l));
+    }
+
+    #[test]
+    fn tbf_keeps_the_contract() {
+        // Around a FIFO and around a flow-queueing AQM, shaping below the line's rate.
+        every_run(|limit, l| {
+            let inner = Box::new(QdiscParams::DropTail(droptail::Params { limit }));
+            tbf::Tbf::new(&tbf::Params { rate_bps: l.rate_bps / 3 + 1, burst_bytes: 70_000, inner }, l)
+        });
+        every_run(|limit, l| {
+            let table = format!("limit = {}", limit.in_packets(1000).min(1e6) as u64);
+            let read = |f: &mut crate::conf::Fields| fq_codel::Params::read(f).map(QdiscParams::FqCodel);
+            let inner = Box::new(crate::qdisc::harness::read_table(&table, read).unwrap());
+            tbf::Tbf::new(&tbf::Params { rate_bps: l.rate_bps / 2 + 1, burst_bytes: 70_000, inner }, l)
+        });
     }
 
     #[test]
@@ -524,12 +551,25 @@ mod tests {
     #[test]
     fn cake_keeps_the_contract() {
         // A short rtt, so that the hammer's overload phases reach COBALT's signals, and every
-        // isolation mode (the limit given in packets or bytes is the byte buffer's cap).
+        // isolation mode (the limit given in packets or bytes is the byte buffer's cap); then
+        // with its shaper below the line's rate.
         for isolation in [cake::Isolation::TripleIsolate, cake::Isolation::Flows, cake::Isolation::Flowblind] {
             every_run(|limit, l| {
-                cake::Cake::new(&cake::Params { isolation, rtt: Duration(2_000_000), limit, memlimit: None }, l)
+                let p =
+                    cake::Params { isolation, rtt: Duration(2_000_000), limit, memlimit: None, bandwidth_bps: None };
+                cake::Cake::new(&p, l)
             });
         }
+        every_run(|limit, l| {
+            let p = cake::Params {
+                isolation: cake::Isolation::Flows,
+                rtt: Duration(2_000_000),
+                limit,
+                memlimit: None,
+                bandwidth_bps: Some(l.rate_bps / 3 + 1),
+            };
+            cake::Cake::new(&p, l)
+        });
     }
 
     #[test]
@@ -675,6 +715,9 @@ pub mod fuzz {
         fn is_full(&self, size: u32) -> bool {
             self.0.inner().is_full(size)
         }
+        fn ready_at(&self) -> Option<u64> {
+            self.0.inner().ready_at()
+        }
     }
 
     /// A random value of a parameter of unit `unit` (as the catalogue spells it), as TOML.
@@ -724,6 +767,8 @@ pub mod fuzz {
             }
         } else if unit == "boolean" {
             pick(rng, &["true", "false"])
+        } else if unit.starts_with("bit rate") {
+            pick(rng, &["\"1bps\"", "\"64kbps\"", "\"1Mbps\"", "\"95Mbps\"", "\"10Gbps\"", "\"400Gbps\""])
         } else if unit.starts_with("bytes") {
             pick(rng, &["0", "1", "40", "500", "1500", "100000", "4294967295", "\"1e15B\""])
         } else if unit.starts_with("duration") {
@@ -756,7 +801,7 @@ pub mod fuzz {
             }
             let table = parse_toml(&text, &src).expect("generated TOML");
             // Refusals are part of the test: the reader must answer, not panic.
-            if let Ok(params) = crate::scenario::read_queue(&src, "queue", &table, Origin::Line(1)) {
+            if let Ok(params) = crate::qdisc::read_queue(&src, "queue", &table, Origin::Line(1)) {
                 return (text, params);
             }
         }
@@ -901,6 +946,7 @@ pub mod fuzz {
         fuzz_fq_codel => "fq_codel",
         fuzz_pie => "pie",
         fuzz_fq_pie => "fq_pie",
+        fuzz_tbf => "tbf",
     }
 
     /// Cases the targets found (fixed since), replayed by `make test`: the discipline's table,
@@ -945,7 +991,7 @@ pub mod fuzz {
         let src = Source { path: "regression".into() };
         for (text, link, line_rate, seed) in REGRESSIONS.iter().chain(PIE_REGRESSIONS) {
             let table = parse_toml(text, &src).unwrap();
-            let params = crate::scenario::read_queue(&src, "queue", &table, Origin::Line(1)).unwrap();
+            let params = crate::qdisc::read_queue(&src, "queue", &table, Origin::Line(1)).unwrap();
             let t0 = std::time::Instant::now();
             run_case(&params, link, *line_rate, *seed, 3000);
             assert!(t0.elapsed().as_secs_f64() < 2.0, "{text}: took {:?}", t0.elapsed());

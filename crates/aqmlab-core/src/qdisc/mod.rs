@@ -22,7 +22,7 @@
 
 use serde::Serialize;
 
-use crate::conf::{Fields, Limit, Result};
+use crate::conf::{Fields, Limit, Origin, Result, Source, Table};
 use crate::packet::{PacketArena, PacketId};
 use crate::rng::SimRng;
 
@@ -217,6 +217,11 @@ pub trait QueueDisc {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// For a discipline that holds packets back (a shaper): when it will let the next one go,
+    /// if its last `dequeue` held one back; the link is woken then. Work-conserving ones: never.
+    fn ready_at(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A discipline's entry in the catalogue; each discipline file defines one as `INFO`.
@@ -325,6 +330,10 @@ macro_rules! disciplines {
                 match self { $( AnyQdisc::$ivariant(q) => q.bytes(), )* $( AnyQdisc::$bvariant(q) => q.bytes(), )* }
             }
             #[inline]
+            fn ready_at(&self) -> Option<u64> {
+                match self { $( AnyQdisc::$ivariant(q) => q.ready_at(), )* $( AnyQdisc::$bvariant(q) => q.ready_at(), )* }
+            }
+            #[inline]
             fn limit(&self) -> Limit {
                 match self { $( AnyQdisc::$ivariant(q) => q.limit(), )* $( AnyQdisc::$bvariant(q) => q.limit(), )* }
             }
@@ -366,6 +375,51 @@ disciplines! {
         FqCodel(fq_codel::FqCodel),
         Pie(pie::Pie),
         FqPie(fq_pie::FqPie),
+        Tbf(tbf::Tbf),
+}
+
+/// Read a `queue = { discipline = ..., ... }` table.
+pub fn read_queue(src: &Source, path: &str, t: &Table, at: Origin) -> Result<QdiscParams> {
+    let mut f = Fields::new(src, path, t, at);
+    let names: Vec<&str> = REGISTRY.iter().map(|d| d.name).collect();
+    let discipline: String = f.req("discipline", String::new(), "queue discipline")?;
+    let Some(info) = find(&discipline) else {
+        let known = REGISTRY.iter().flat_map(|d| std::iter::once(d.name).chain(d.aliases.iter().copied()));
+        let hint = crate::suggest::did_you_mean(&discipline, known);
+        return Err(
+            f.error("discipline", format!("unknown discipline '{discipline}'{hint} (allowed: {})", names.join(", ")))
+        );
+    };
+    let params = (info.read)(&mut f)?;
+    let own_keys = discipline_keys(info);
+    f.finish().map_err(|mut e| {
+        // A parameter of another discipline: say whose, and how to switch to it in one step.
+        let key = e.field.rsplit('.').next().unwrap_or("").to_string();
+        let owners: Vec<&str> = REGISTRY
+            .iter()
+            .filter(|d| !own_keys.contains(&key) && discipline_keys(d).contains(&key))
+            .map(|d| d.name)
+            .collect();
+        if let Some(first) = owners.first() {
+            let set_path = path.replace('[', ".").replace(']', "");
+            e.message += &format!(
+                "; {key} is a parameter of {}: switch with --set {set_path}.discipline={first} \
+                 (the queue then starts from {first}'s defaults), or write the whole table, \
+                 as queue = {{ discipline = \"{first}\", {key} = ... }}",
+                owners.join(", ")
+            );
+        }
+        e
+    })?;
+    Ok(params)
+}
+
+/// The keys a discipline reads (`discipline` aside), from its reader in catalogue mode.
+pub fn discipline_keys(info: &DisciplineInfo) -> Vec<String> {
+    let src = Source { path: "<catalogue>".into() };
+    let mut docs = Vec::new();
+    let _ = (info.read)(&mut Fields::catalogue(&src, &mut docs));
+    docs.into_iter().map(|d| d.name).collect()
 }
 
 /// Look a discipline up by name or alias.

@@ -29,6 +29,9 @@ pub enum Event {
     Start { agent: u32 },
     /// Take a sample of the traced time series.
     Sample,
+    /// A discipline that held its next packet back (a shaper) lets it go now: the link's
+    /// transmitter, if idle, asks it again.
+    Wake { link: u32 },
 }
 
 /// The pending events of one simulation.

@@ -33,6 +33,7 @@ pub const DISCIPLINES: &[&str] = &[
     "fq_codel",
     "pie",
     "fq_pie",
+    "tbf",
 ];
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet", "workload"];
@@ -106,6 +107,17 @@ fn codel_keys(rng: &mut SimRng, out: &mut String) {
 
 /// A `queue = {...}` value for `discipline`.
 pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
+    if discipline == "tbf" {
+        // A shaper around any other discipline; its bucket holds the largest packet drawn.
+        let inner = pick(rng, &DISCIPLINES[..DISCIPLINES.len() - 1]);
+        let inner_table = queue(rng, inner, shape);
+        shape.disciplines.push("tbf".into());
+        return format!(
+            "{{ discipline = \"tbf\", rate = {}, burst = {}, inner = {inner_table} }}",
+            rate(rng, 8, 10_000),
+            int(rng, 66_000, 200_000)
+        );
+    }
     let finite = matches!(discipline, "fq_bit" | "sred" | "zl_red");
     let (lim, pkts) = limit(rng, finite);
     let mut q = format!("{{ discipline = \"{discipline}\", limit = {lim}");
@@ -276,6 +288,9 @@ pub fn queue(rng: &mut SimRng, discipline: &str, shape: &mut Shape) -> String {
             let _ = write!(q, ", isolation = \"{}\", rtt = \"{}ms\"", pick(rng, &modes), int(rng, 1, 300));
             if rng.chance(0.3) {
                 let _ = write!(q, ", memlimit = {}", int(rng, 1600, 40_000));
+            }
+            if rng.chance(0.3) {
+                let _ = write!(q, ", bandwidth = {}", rate(rng, 8, 10_000));
             }
         }
         "cobalt" => {
