@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from aqmlab.reproduce import EXPERIMENTS
-from aqmlab.reproduce.base import COMPARISON_COLUMNS, VERDICTS
+from aqmlab.reproduce.base import COMPARISON_COLUMNS, VERDICTS, headline_line
 from aqmlab.reproduce.report import index_html, write
 from aqmlab.reproduce.runner import run_experiment
 
@@ -41,6 +41,39 @@ def test_every_reference_that_can_differ_carries_an_explanation_or_a_bound() -> 
                 exp.id,
                 ref.quantity,
             )
+
+
+def test_side_by_side_experiments_repeat_published_numbers_of_a_reproduction_proper() -> None:
+    variants = [e for e in EXPERIMENTS.values() if e.variant_of]
+    assert len(variants) >= 8
+    for exp in variants:
+        proper = EXPERIMENTS[exp.variant_of]
+        assert proper.variant_of == "", (exp.id, "a variant of a variant")
+        ours = {r.published for r in exp.references() if r.published}
+        theirs = {r.published for r in proper.references() if r.published}
+        assert ours <= theirs, (exp.id, sorted(ours - theirs)[:5])
+        # Claims too: the variant checks quantities its reproduction proper has.
+        quantities = {r.quantity for r in proper.references()}
+        assert {r.quantity for r in exp.references()} <= quantities, exp.id
+
+
+def test_the_headline_judges_the_reproductions_proper_only() -> None:
+    rows = [
+        ("a", 1.0, "match", ""),
+        ("b", 2.0, "differs", ""),
+        ("c", math.nan, "same-trend", ""),  # a claim: not a row with a number
+        ("a", 1.0, "differs", "x-proper"),  # the same number under a variant's condition
+        ("b", 2.0, "differs", "x-proper"),
+    ]
+    table = pd.DataFrame(rows, columns=["quantity", "paper_value", "verdict", "variant_of"])
+    assert headline_line(table) == (
+        "headline: 2 rows with a published number, 1 match (50.0%), 0 consistent, 0 same-trend, 1 differ; "
+        "2 rows of side-by-side experiments apart"
+    )
+    # Files written before the column existed count as reproductions proper.
+    assert headline_line(table.drop(columns="variant_of")).startswith(
+        "headline: 4 rows with a published number, 1 match"
+    )
 
 
 def _summary(exp_id: str, tmp_path: Path, seeds=(1, 2, 3)):

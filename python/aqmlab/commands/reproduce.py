@@ -60,7 +60,7 @@ def handle(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from aqmlab.reproduce import EXPERIMENTS, report
-    from aqmlab.reproduce.base import counts_line
+    from aqmlab.reproduce.base import counts_line, headline_line
     from aqmlab.reproduce.report import interval_cell, paper_cell
     from aqmlab.reproduce.runner import default_seeds, fmt, run_experiment
     from aqmlab.reproduce.verdict import MIN_SEEDS
@@ -116,6 +116,8 @@ def handle(args: argparse.Namespace) -> int:
     index = report.index_html(args.out)
     everything = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=["verdict", "basis"])
     print(f"\nall: {counts_line(everything)}; {index}")
+    if len(everything):
+        print(headline_line(everything))
     return 1 if failed_runs else 0
 
 

@@ -115,6 +115,13 @@ class Experiment:
     #: Overrides that make a short version for the test suite (one seed, a few seconds).
     reduced: Mapping[str, str] = {"simulation.duration": "12s", "simulation.warmup": "2s"}
     notes: str = ""  # markdown: set-up choices worth reading before the numbers
+    #: A *side-by-side* experiment: the id of the reproduction proper whose published numbers it
+    #: compares again under a condition that is not the paper's (the other end of the processing
+    #: model, another reading of an equation, an implementation the paper proposes but did not
+    #: simulate), as a demonstration of a cause. Its rows are not in the headline, which judges
+    #: each published number once, under the condition the paper's evidence points to ("" for a
+    #: reproduction proper).
+    variant_of: str = ""
     #: True when :meth:`measure` needs the time series of ``[trace]`` (the ``series`` table:
     #: each traced column's time average over the measurement window, per run). Such an
     #: experiment runs each (condition, seed) itself rather than through the sweep store,
@@ -271,6 +278,7 @@ def compare(experiment: Experiment, summary: pd.DataFrame) -> pd.DataFrame:
                 "published": ref.published,
                 "statistic": ref.statistic,
                 "seeds": int(row["n"]),
+                "variant_of": experiment.variant_of,
             }
         )
     return pd.DataFrame(rows)
@@ -301,6 +309,30 @@ def counts_line(comparison: pd.DataFrame) -> str:
         detail = ", ".join(f"{basis} {n}" for basis, n in sorted(b[v].items(), key=lambda kv: -kv[1]))
         parts.append(f"{c[v]} {v}" + (f" ({detail})" if detail else ""))
     return ", ".join(parts)
+
+
+def is_headline(comparison: pd.DataFrame) -> pd.Series:
+    """The rows of reproductions proper (not of side-by-side experiments)."""
+    if "variant_of" not in comparison:
+        return pd.Series(True, index=comparison.index)
+    return comparison["variant_of"].fillna("").astype(str) == ""
+
+
+def headline_line(comparison: pd.DataFrame) -> str:
+    """The headline: the rows of reproductions proper that compare a published number (each
+    number judged once, under the paper's condition), how many match and differ; and the rows
+    of side-by-side experiments apart."""
+    head = comparison[is_headline(comparison)]
+    numbered = head[head["paper_value"].notna()] if len(head) else head
+    n = len(numbered)
+    c = counts(numbered)
+    share = f" ({c['match'] / n:.1%})" if n else ""
+    line = (
+        f"headline: {n} rows with a published number, {c['match']} match{share}, "
+        f"{c['consistent']} consistent, {c['same-trend']} same-trend, {c['differs']} differ"
+    )
+    side = len(comparison) - len(head)
+    return line + (f"; {side} rows of side-by-side experiments apart" if side else "")
 
 
 COMPARISON_COLUMNS = ["quantity", "condition", "paper_value", "sim_mean", "ci95_low", "ci95_high", "verdict", "basis"]

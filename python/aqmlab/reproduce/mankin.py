@@ -710,18 +710,21 @@ class JitterExperiment(MankinExperiment):
 
 class Exp1Jitter(JitterExperiment, Exp1):
     id = "mankin-1990-exp1-jitter"
+    variant_of = "mankin-1990-exp1"
     title = Exp1.title + ", gateways with random processing times"
     notes = JITTER_NOTES + NOTES
 
 
 class Exp2Jitter(JitterExperiment, Exp2):
     id = "mankin-1990-exp2-jitter"
+    variant_of = "mankin-1990-exp2"
     title = Exp2.title + ", gateways with random processing times"
     notes = JITTER_NOTES + NOTES
 
 
 class Exp3Jitter(JitterExperiment, Exp3):
     id = "mankin-1990-exp3-jitter"
+    variant_of = "mankin-1990-exp3"
     title = Exp3.title + ", gateways with random processing times"
     notes = JITTER_NOTES + NOTES
 

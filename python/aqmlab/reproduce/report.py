@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from aqmlab.reproduce.base import COMPARISON_COLUMNS, counts_line
+from aqmlab.reproduce.base import COMPARISON_COLUMNS, counts_line, headline_line
 from aqmlab.reproduce.runner import Outcome, fmt
 from aqmlab.reproduce.verdict import MIN_SEEDS, VERDICTS
 
@@ -59,6 +59,16 @@ def markdown(outcome: Outcome, figures: list[Path]) -> str:
         "",
         f"**Paper:** {exp.paper}. **Reproduces:** {exp.source}. **Scenario:** `scenarios/papers/{exp.scenario}`.",
         "",
+    ]
+    if exp.variant_of:
+        lines += [
+            (
+                f"**Side by side with `{exp.variant_of}`:** the same published numbers under a condition that is "
+                "not the paper's, as a demonstration of a cause; these rows are not in the headline."
+            ),
+            "",
+        ]
+    lines += [
         (
             f"{outcome.runs} runs ({seeds} seeds per condition), {outcome.wall_s:.2f} s of simulation wall time in all. "
             f"Verdicts: {counts_line(outcome.comparison)}."
@@ -187,6 +197,7 @@ figure {{ display: inline-block; margin: 0.5em; }} img {{ max-width: 520px; }}
 95% interval, a verdict ({", ".join(VERDICTS)}) and the basis it rests on. {html.escape(RULE.replace("*", "").replace("`", ""))}
 The reports explain every row that is only consistent or differs.</p>
 <p class="counts">All: {html.escape(counts_line(pd.concat(tables, ignore_index=True)) if tables else "")}</p>
+<p class="counts">{html.escape(headline_line(pd.concat(tables, ignore_index=True)) if tables else "")}</p>
 <ul>{"".join(toc)}</ul>
 {"".join(sections)}
 </body></html>

@@ -717,6 +717,7 @@ READINGS = {
 
 class Fig6Readings(Experiment):
     id = "zlred-fig6-readings"
+    variant_of = "zlred-fig6"
     paper = PAPER
     title = "Fig. 6 under each reading of eq. (8): which give the paper's two claims"
     source = "Fig. 6 (a), (b) and its text (Sec. 4.2, eq. (8))"

@@ -26,6 +26,13 @@
 //! - `variant = "front"` (Sec. IV-A's analysed model): the arrival is compared with the head
 //!   of the queue, which in the model is the packet in service; a match drops it, aborting
 //!   its transmission. When the line is idle the queue is empty and the arrival is admitted;
+//! - `drop_bit = true` (Sec. II-A's implementation: "we propose to add one extra bit to the
+//!   packet header. The bit is set to one if the drop candidate is to be dropped. When a packet
+//!   advances to the head of the FIFO buffer, the status of this bit determines whether it is
+//!   to be immediately discarded or transmitted"): a matching candidate is marked, not
+//!   removed; it keeps its place (and counts in the queue and RED's average) until it reaches
+//!   the head, where it is discarded (reason `match`, counted then). A marked packet can be
+//!   drawn again: it still matches its flow's arrivals, which are dropped, and stays marked;
 //! - `variant = "back"` with `memory = M` (Sec. IV-B): "Mloc" holds the flows of the M most
 //!   recently admitted packets; an arrival whose flow is in Mloc is dropped, even into an empty
 //!   queue; otherwise it is admitted and its flow pushed into Mloc (the oldest falls out).
@@ -103,6 +110,7 @@ pub struct Params {
     pub region_rule: RegionRule,
     pub memory: u32,
     pub match_resets_count: bool,
+    pub drop_bit: bool,
 }
 
 impl Params {
@@ -174,7 +182,24 @@ impl Params {
         f.ensure(memory <= MAX_MEMORY, "memory", format!("{memory} is more than {MAX_MEMORY} remembered packets"))?;
         let match_resets_count: bool =
             f.or("match_resets_count", true, "a match drop restarts RED's count of packets since the last drop")?;
-        Ok(Params { limit, red, variant, candidates, replacement, regions, region_rule, memory, match_resets_count })
+        let drop_bit: bool = f.or(
+            "drop_bit",
+            false,
+            "mark a matching candidate and discard it when it reaches the head (the paper's Sec. II-A implementation) instead of removing it at once; random variant",
+        )?;
+        f.ensure(!drop_bit || variant == Variant::Random, "drop_bit", "applies to the random variant only")?;
+        Ok(Params {
+            limit,
+            red,
+            variant,
+            candidates,
+            replacement,
+            regions,
+            region_rule,
+            memory,
+            match_resets_count,
+            drop_bit,
+        })
     }
 }
 
@@ -241,6 +266,8 @@ pub struct Choke {
     /// Back variant: flows of the last `memory` admitted packets, oldest first.
     mloc: std::collections::VecDeque<u32>,
     scratch: Vec<usize>,
+    /// With `drop_bit`: queued packets marked for discarding at the head.
+    marked: std::collections::HashSet<PacketId>,
 }
 
 impl Choke {
@@ -251,6 +278,7 @@ impl Choke {
             fifo: Fifo::new(),
             mloc: std::collections::VecDeque::with_capacity(p.memory as usize),
             scratch: Vec::new(),
+            marked: std::collections::HashSet::new(),
         }
     }
 
@@ -266,8 +294,12 @@ impl Choke {
                 let m = candidates_at(&self.p, self.core.avg());
                 matching_candidates(&self.fifo, cx.pkts, flow, m, self.p.replacement, cx.rng, &mut self.scratch);
                 for &i in &self.scratch {
-                    let victim = self.fifo.remove(i, cx.pkts).expect("candidate position is in the queue");
-                    cx.victims.push((victim, DropReason::Match));
+                    if self.p.drop_bit {
+                        self.marked.insert(self.fifo.get(i).expect("candidate position is in the queue"));
+                    } else {
+                        let victim = self.fifo.remove(i, cx.pkts).expect("candidate position is in the queue");
+                        cx.victims.push((victim, DropReason::Match));
+                    }
                 }
                 !self.scratch.is_empty()
             }
@@ -322,7 +354,11 @@ impl QueueDisc for Choke {
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
-        let next = self.fifo.pop(cx.pkts);
+        let mut next = self.fifo.pop(cx.pkts);
+        while let Some(head) = next.filter(|id| self.marked.remove(id)) {
+            cx.victims.push((head, DropReason::Match));
+            next = self.fifo.pop(cx.pkts);
+        }
         if next.is_none() {
             self.core.went_idle(cx.now);
         }
@@ -366,6 +402,7 @@ mod tests {
         region_rule: RegionRule::Drops2i,
         memory: 1,
         match_resets_count: true,
+        drop_bit: false,
     };
 
     fn choke(p: Params) -> Harness<Choke> {
@@ -422,6 +459,26 @@ mod tests {
         assert_eq!(h.dropped, vec![(3, DropReason::Match), (3, DropReason::Match)]);
         assert!(h.q.is_empty());
         assert_eq!(h.q.bytes(), 0);
+    }
+
+    #[test]
+    fn with_the_drop_bit_a_matched_candidate_stays_until_the_head_and_is_discarded_there() {
+        let mut h = choke(Params { drop_bit: true, ..BASE });
+        assert_eq!(h.offer(3, 500), Verdict::Enqueued);
+        assert_eq!(h.offer(3, 500), Verdict::Dropped(DropReason::Match));
+        // Only the arrival went; the candidate is marked and keeps its place.
+        assert_eq!(h.dropped, vec![(3, DropReason::Match)]);
+        assert_eq!((h.q.len(), h.q.bytes()), (1, 500));
+        // Drawn again, it still matches: the arrival goes, the candidate is not dropped twice.
+        assert_eq!(h.offer(3, 500), Verdict::Dropped(DropReason::Match));
+        assert_eq!(h.dropped.len(), 2);
+        assert_eq!(h.offer(7, 100), Verdict::Enqueued);
+        // At the head the marked packet is discarded and the next one leaves.
+        assert_eq!(h.serve(), Some(7));
+        assert_eq!(h.dropped, vec![(3, DropReason::Match); 3]);
+        assert!(h.q.is_empty());
+        assert_eq!(h.serve(), None);
+        assert!(read("drop_bit = true\nvariant = \"front\"").unwrap_err().message.contains("random variant"));
     }
 
     #[test]

@@ -15,7 +15,10 @@
 //! (T = 500 ms): round trips are measured in whole ticks (the number of tick boundaries between
 //! sending and acknowledgement, so a sample can be 0), and a timeout of n ticks expires at the
 //! n-th tick boundary after it is set, that is after between (n-1)T and nT. Tick boundaries are
-//! at multiples of T from time 0, shared by every host.
+//! at multiples of T from time 0, shared by every host. The timers (`timers`) are one per
+//! connection, restarted by each ACK of new data (RFC 6298; the Jacobson default), or one per
+//! segment from its own sending (`per_segment`; always for the generic estimator): see the
+//! sender.
 //!
 //! Deviations: 4.3BSD kept srtt and rttvar in scaled fixed point and 4.3BSD-Tahoe's timeout was
 //! srtt + 2 rttvar; we use floating point and srtt + 4 rttvar (4.3BSD-Reno, RFC 6298) throughout.
@@ -47,6 +50,9 @@ pub struct RtoParams {
     pub tick_ns: u64,
     /// Double the timeout on each expiry (Karn's backoff).
     pub backoff: bool,
+    /// One timer per outstanding segment, from its own sending, resending it alone (the FQ
+    /// paper's generic flow control, and its JK model built on it); else one per connection.
+    pub per_segment: bool,
 }
 
 const MS: u64 = 1_000_000;
@@ -64,6 +70,7 @@ impl RtoParams {
         max_rto_ns: 64 * S,
         tick_ns: 0,
         backoff: false,
+        per_segment: true,
     };
     /// Jacobson/Karels timeouts with Karn's backoff; exact timers, 200 ms floor (ns-2, Linux).
     pub const JACOBSON: RtoParams = RtoParams {
@@ -73,6 +80,7 @@ impl RtoParams {
         max_rto_ns: 64 * S,
         tick_ns: 0,
         backoff: true,
+        per_segment: false,
     };
 
     /// Read the timeout keys, with `d` as the defaults (and the estimator kind).
@@ -101,6 +109,20 @@ impl RtoParams {
             f.or("tick", Duration(d.tick_ns), "coarse timer granularity (4.3BSD: \"500ms\"); 0 for exact timers")?;
         let backoff: bool =
             f.or("backoff", d.backoff, "double the timeout after each expiry until a valid round-trip sample")?;
+        let timers = f.choice(
+            "timers",
+            if d.per_segment { "per_segment" } else { "one" },
+            &["one", "per_segment"],
+            "retransmission timers: one per connection, restarted by each ACK of new data (RFC 6298), or one per \
+             segment from its own sending, which resends that segment alone (the FQ paper's generic flow \
+             control, and the JK model it built on it)",
+        )?;
+        let per_segment = timers == "per_segment";
+        f.ensure(
+            per_segment || !matches!(estimator, Estimator::Generic { .. }),
+            "timers",
+            "the generic timeout has one timer per segment",
+        )?;
         Ok(RtoParams {
             estimator,
             initial_rto_ns: initial.0,
@@ -108,6 +130,7 @@ impl RtoParams {
             max_rto_ns: max.0,
             tick_ns: tick.0,
             backoff,
+            per_segment,
         })
     }
 

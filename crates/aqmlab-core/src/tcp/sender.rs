@@ -16,6 +16,14 @@
 //! - generic (the FQ paper): each outstanding segment has its own timer; a segment not
 //!   acknowledged in time is retransmitted alone and its timer set again. A sample from an ACK
 //!   caused by a retransmission runs from the segment's first transmission.
+//! - Jacobson/Karels on per-segment timers (`timers = "per_segment"`: the FQ paper's JK model,
+//!   "adding ... adjustable windows, better timeout calculations, and fast retransmit to our
+//!   generic flow control algorithm", section 4): the generic's timers, each set to the
+//!   Jacobson timeout backed off as Karn's rule says (doubled by each expiry of the segment,
+//!   and the largest such back-off kept for every segment sent until a valid sample), Karn's
+//!   sampling rule, and the control's
+//!   reactions; a fast retransmit resends the missing segment alone (4.3BSD-Tahoe's), never
+//!   going back.
 //!
 //! Timers are re-armed lazily: the agent keeps the deadline it wants and schedules a timer
 //! event only when none is pending before it; a timer event that finds the deadline moved
@@ -193,8 +201,10 @@ pub struct Sender {
     total: Option<u64>,
     cc: AnyCc,
     rtt: RttEstimator,
-    /// Generic timeouts: one timer per segment, samples from the first transmission.
+    /// One timer per segment (generic timeouts, or `timers = "per_segment"`).
     per_packet: bool,
+    /// The generic estimator: a retransmitted segment's sample runs from its first sending.
+    sample_first_sent: bool,
     /// Backoffs since the last valid round-trip sample.
     shift: u32,
     snd_una: u64,
@@ -253,7 +263,8 @@ impl Sender {
             total,
             cc,
             rtt: RttEstimator::new(rto),
-            per_packet: rto.is_generic(),
+            per_packet: rto.per_segment,
+            sample_first_sent: rto.is_generic(),
             shift: 0,
             snd_una: 0,
             snd_nxt: 0,
@@ -554,7 +565,11 @@ impl Sender {
             ..Packet::data(self.ids.flow, self.ids.src, self.ids.dst, size)
         });
         if self.per_packet {
-            let d = self.rtt.deadline(now, self.segs[idx].sends - 1);
+            // The generic backs each segment's timer off by its own resendings (when it backs
+            // off at all); Karn's rule keeps the back-off for every segment until a sample.
+            let own = self.segs[idx].sends - 1;
+            let shift = if self.sample_first_sent { own } else { self.shift.max(own) };
+            let d = self.rtt.deadline(now, shift);
             self.segs[idx].deadline = d;
             if self.rto.deadline().is_none_or(|x| x > d) {
                 self.rto.set(d, out);
@@ -640,10 +655,11 @@ impl Sender {
             self.ecn_recover = self.snd_max;
             self.send_cwr = true;
         }
-        if r.go_back {
+        // Per-segment timers resend the missing segment alone: going back becomes a retransmit.
+        if r.go_back && !self.per_packet {
             self.snd_nxt = self.snd_una;
         }
-        if r.retransmit && self.snd_una < self.snd_max {
+        if (r.retransmit || (r.go_back && self.per_packet)) && self.snd_una < self.snd_max {
             let una = self.snd_una;
             self.transmit(now, una, out);
             if self.snd_nxt == una {
@@ -661,7 +677,7 @@ impl Sender {
             // The round trip of the packet that caused this ACK.
             let sent_at = if !pkt.has(flags::RETX) {
                 Some(pkt.echo)
-            } else if self.per_packet && pkt.seq >= self.snd_una && pkt.seq < self.snd_max {
+            } else if self.sample_first_sent && pkt.seq >= self.snd_una && pkt.seq < self.snd_max {
                 Some(self.segs[((pkt.seq - self.snd_una) / self.mss) as usize].first_sent)
             } else {
                 None // Karn
@@ -784,6 +800,11 @@ impl Sender {
                 .collect();
             if !due.is_empty() {
                 out.timeouts += due.len() as u32;
+                if !self.sample_first_sent {
+                    // Karn: the largest back-off of a segment timed out holds until a sample.
+                    let most = due.iter().map(|&seq| self.seg_at(seq).sends).max().unwrap_or(0);
+                    self.shift = self.shift.max(most).min(MAX_BACKOFF_SHIFT);
+                }
                 self.cc.inner_mut().on_timeout(&info);
                 for seq in due {
                     self.transmit(now, seq, out);
@@ -1195,6 +1216,43 @@ mod tests {
         // The retransmitted packet's sample runs from its first transmission.
         let (first, again) = (b.sends_of(12 * SEG)[0], b.sends_of(12 * SEG)[1]);
         assert!(b.rtts.iter().any(|&r| r >= again - first + RTT), "{:?}", b.rtts);
+    }
+
+    #[test]
+    fn jk_on_per_segment_timers_resends_the_hole_at_the_third_duplicate_and_never_goes_back() {
+        let jk = "cc = \"jk\"\nmax_window = 5\ninitial_ssthresh = 5\ntimers = \"per_segment\"";
+        let mut b = Bench::new(&common(jk), None, 10_000_000, 50 * MS);
+        b.drop = drop_once(12);
+        b.run_until(5000 * MS);
+        // Segment 12 goes again on the third duplicate ACK, well before a timer could expire.
+        let sends = b.sends_of(12 * SEG);
+        assert_eq!(sends.len(), 2, "{sends:?}");
+        assert!(sends[1] - sends[0] < RTT + 10 * MS, "fast retransmit: {sends:?}");
+        // Nothing outside the window of the loss is resent, and nothing twice (no going back).
+        let resent: Vec<u64> = (0..60).filter(|k| b.sends_of(k * SEG).len() > 1).collect();
+        assert!(resent.iter().all(|k| (12..17).contains(k)), "{resent:?}");
+        assert!((0..60).all(|k| b.sends_of(k * SEG).len() <= 2));
+        // The window fell to one packet and grows again.
+        assert!(b.trace.iter().any(|p| p.1 == 1.0));
+        assert_eq!(b.trace.last().unwrap().1, 5.0);
+    }
+
+    #[test]
+    fn jk_on_per_segment_timers_backs_off_as_karn_until_a_valid_sample() {
+        let jk = "cc = \"jk\"\nmax_window = 5\ninitial_ssthresh = 5\ntimers = \"per_segment\"";
+        let mut b = Bench::new(&common(jk), None, GBPS, 50 * MS);
+        b.drop = Box::new(|_, t| (2000 * MS..12000 * MS).contains(&t));
+        b.run_until(20_000 * MS);
+        let una = b.sent.iter().find(|s| s.dropped).unwrap().seq;
+        let resends: Vec<u64> = b.sends_of(una).into_iter().skip(1).collect();
+        let gaps: Vec<u64> = resends.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.len() >= 4, "{resends:?}");
+        for g in gaps.windows(2).take(4) {
+            assert_eq!(g[1], 2 * g[0], "each expiry doubles the timeout: {gaps:?}");
+        }
+        // After the outage: recovered, the timeout back to the estimate, no sample from a resend.
+        assert!(b.sender.rtt.backed_off(b.sender.shift) < 1_000 * MS);
+        assert!(b.rtts.iter().all(|&r| r < 2 * RTT), "{:?}", b.rtts.iter().max());
     }
 
     #[test]
