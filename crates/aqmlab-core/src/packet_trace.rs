@@ -57,11 +57,12 @@ pub fn flow_port(f: u32) -> u16 {
     10_000 + (f % 55_536) as u16
 }
 
-/// The packet's headers as they would be on the wire: IPv4, then TCP or UDP.
-pub fn headers(p: &Packet, tcp: bool) -> Vec<u8> {
+/// The packet's headers as they would be on the wire: IPv4, then TCP, UDP or ICMP.
+pub fn headers(p: &Packet, transport: Transport) -> Vec<u8> {
+    let tcp = transport == Transport::Tcp;
     let sack: Vec<(u64, u64)> = if tcp { p.sack.ranges(p.ack).collect() } else { vec![] };
     let options_len = if sack.is_empty() { 0 } else { 4 + 8 * sack.len() };
-    let l4_len = if tcp { 20 + options_len } else { 8 };
+    let l4_len = if tcp { 20 + options_len } else { 8 }; // UDP's header and ICMP echo's are 8 bytes
     let header_len = 20 + l4_len;
     let total = (p.size as usize).max(header_len).min(u16::MAX as usize) as u16;
     let ecn = if p.flags & flags::CE != 0 {
@@ -79,12 +80,27 @@ pub fn headers(p: &Packet, tcp: bool) -> Vec<u8> {
     h.extend_from_slice(&(if tcp { 0 } else { p.seq as u16 }).to_be_bytes()); // identification
     h.extend_from_slice(&0x4000u16.to_be_bytes()); // don't fragment
     h.push(64); // TTL
-    h.push(if tcp { 6 } else { 17 });
+    h.push(match transport {
+        Transport::Tcp => 6,
+        Transport::Udp => 17,
+        Transport::Icmp => 1,
+    });
     h.extend_from_slice(&[0, 0]); // checksum, filled below
     h.extend_from_slice(&src);
     h.extend_from_slice(&dst);
     let sum = ipv4_checksum(&h);
     h[10..12].copy_from_slice(&sum.to_be_bytes());
+    if transport == Transport::Icmp {
+        // Echo request (8) or reply (0), code 0, the checksum over the 8 bytes written (the
+        // payload is not carried), the flow as identifier and the probe's number as sequence.
+        let mut icmp = vec![if p.kind == PacketKind::Data { 8 } else { 0 }, 0, 0, 0];
+        icmp.extend_from_slice(&flow_port(p.flow).to_be_bytes());
+        icmp.extend_from_slice(&(p.seq as u16).to_be_bytes());
+        let sum = ipv4_checksum(&icmp);
+        icmp[2..4].copy_from_slice(&sum.to_be_bytes());
+        h.extend_from_slice(&icmp);
+        return h;
+    }
     let (sport, dport) = match p.kind {
         PacketKind::Data => (flow_port(p.flow), DATA_PORT),
         PacketKind::Ack => (DATA_PORT, flow_port(p.flow)),
@@ -133,8 +149,8 @@ pub struct PacketTracer {
     log_link: Vec<bool>,
     /// Per flow: whether its packets are logged.
     log_flow: Vec<bool>,
-    /// Per flow: whether it speaks TCP (else UDP headers).
-    tcp: Vec<bool>,
+    /// Per flow: what its packets carry (TCP, UDP or ICMP headers).
+    transport: Vec<Transport>,
     window: (u64, u64),
     log: Option<BufWriter<File>>,
     link_names: Vec<String>,
@@ -190,7 +206,7 @@ impl PacketTracer {
             pcap,
             log_link,
             log_flow,
-            tcp: sc.flows.iter().map(|f| f.params.kind().transport() == Transport::Tcp).collect(),
+            transport: sc.flows.iter().map(|f| f.params.kind().transport()).collect(),
             window: (t.packets_from, t.packets_to.unwrap_or(u64::MAX)),
             log,
             link_names: sc.links.iter().map(|l| l.name.clone()).collect(),
@@ -224,7 +240,7 @@ impl PacketTracer {
         let l = link as usize;
         if event == PacketEvent::Dequeue {
             if let Some(w) = &mut self.pcap[l] {
-                let h = headers(p, self.tcp[flow]);
+                let h = headers(p, self.transport[flow]);
                 w.write_all(&((now / 1_000_000_000) as u32).to_le_bytes())?;
                 w.write_all(&((now % 1_000_000_000) as u32).to_le_bytes())?;
                 w.write_all(&(h.len() as u32).to_le_bytes())?;
@@ -301,7 +317,7 @@ mod tests {
         let mut p = Packet::data(3, 0, 300, 1000);
         p.seq = 123_456;
         p.flags = flags::ECT | flags::CE;
-        let h = headers(&p, true);
+        let h = headers(&p, Transport::Tcp);
         assert_eq!(h.len(), 40);
         assert_eq!(ipv4_checksum(&h[..20]), 0);
         assert_eq!(h[1] & 0b11, 0b11, "CE");

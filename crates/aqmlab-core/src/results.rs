@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::columns::{ColumnError, Table};
 use crate::scenario::Scenario;
-use crate::stats::fct::{summarise, FctBucket};
+use crate::stats::fct::{percentile, summarise, FctBucket};
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::FlowCounters;
 use crate::view::{hops_by_flow, SimView};
@@ -164,6 +164,16 @@ pub struct FlowResult {
     pub total_delivered_pkts: u64,
     pub total_dropped_pkts: u64,
     pub in_flight_pkts: u64,
+    /// The distribution of the round-trip samples, for a flow that keeps them (a probe, a
+    /// traced flow): median, 95th and 99th percentiles (numpy's interpolation) and largest, s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_p50_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_p95_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_p99_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt_max_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -255,6 +265,9 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
             let sent = FlowCounters::data(&s.sent);
             let delivered = FlowCounters::data(&s.delivered);
             let app = sim.app_delays(i);
+            let mut rtts: Vec<f64> =
+                sim.rtt_samples(i).unwrap_or_default().iter().map(|&(_, r)| r as f64 * 1e-9).collect();
+            rtts.sort_by(f64::total_cmp);
             FlowResult {
                 name: spec.name.clone(),
                 kind: spec.params.name(),
@@ -286,6 +299,10 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
                 total_delivered_pkts: FlowCounters::data(&total.delivered).pkts,
                 total_dropped_pkts: FlowCounters::data(&total.dropped).pkts,
                 in_flight_pkts: in_flight[i],
+                rtt_p50_s: percentile(&rtts, 50.0),
+                rtt_p95_s: percentile(&rtts, 95.0),
+                rtt_p99_s: percentile(&rtts, 99.0),
+                rtt_max_s: rtts.last().copied(),
             }
         })
         .collect();
@@ -365,6 +382,14 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
         }
     }
     let (workloads, connections) = workload_results(sim, end);
+    let mut series = series;
+    for (i, f) in sc.flows.iter().enumerate() {
+        if let Some(samples) = sim.rtt_samples(i) {
+            let mut c = Columns { t_s: samples.iter().map(|&(t, _)| t as f64 * 1e-9).collect(), ..Columns::default() };
+            c.values.insert("rtt_s".into(), samples.iter().map(|&(_, r)| r as f64 * 1e-9).collect());
+            series.rtt.insert(f.name.clone(), c);
+        }
+    }
     Results {
         run: RunInfo {
             format: FORMAT,
@@ -474,6 +499,10 @@ impl Columns {
 pub struct Series {
     pub links: BTreeMap<String, Columns>,
     pub flows: BTreeMap<String, Columns>,
+    /// Every round-trip sample of the flows that keep them (probes, traced flows): `t_s` when
+    /// it was taken and `rtt_s`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub rtt: BTreeMap<String, Columns>,
 }
 
 /// Samples the traced links and flows at the trace interval.

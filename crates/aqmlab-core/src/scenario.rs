@@ -125,6 +125,9 @@ pub struct TraceSpec {
     pub flows: Vec<u32>,
     /// Also record each flow's packets in each traced link's queue.
     pub queue_by_flow: bool,
+    /// Keep every round-trip sample of the traced flows (their distribution and `series.rtt`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rtt_samples: bool,
     /// Link directions with a pcap file.
     pub pcap: Vec<u32>,
     /// Link directions whose packet events are logged.
@@ -1412,6 +1415,7 @@ impl<'a> Builder<'a> {
             links,
             flows: flow_ids,
             queue_by_flow: keys.queue_by_flow,
+            rtt_samples: keys.rtt_samples,
             pcap,
             packets,
             packets_flows,
@@ -1476,6 +1480,7 @@ struct TraceKeys {
     links: Vec<String>,
     flows: Vec<String>,
     queue_by_flow: bool,
+    rtt_samples: bool,
     pcap: Vec<String>,
     packets: Vec<String>,
     packets_flows: Vec<String>,
@@ -1500,6 +1505,12 @@ fn read_trace_keys(f: &mut Fields) -> Result<TraceKeys> {
         "flows whose time series to record (names or globs such as \"tcp*\"; \"all\" for every flow)",
     )?;
     let queue_by_flow: bool = f.or("queue_by_flow", false, "record each flow's packets in each traced queue")?;
+    let rtt_samples: bool = f.or(
+        "rtt_samples",
+        false,
+        "keep every round-trip sample of the traced flows: their RTT percentiles in the flow results and \
+         series.rtt (ping flows always keep theirs)",
+    )?;
     let pcap = list_of_strings(
         f,
         "pcap",
@@ -1524,6 +1535,7 @@ fn read_trace_keys(f: &mut Fields) -> Result<TraceKeys> {
         links,
         flows,
         queue_by_flow,
+        rtt_samples,
         pcap,
         packets,
         packets_flows,

@@ -143,6 +143,9 @@ pub struct Simulation {
     pair_paths: Vec<Vec<(u32, u32)>>,
     /// One record per connection ever opened, in order of opening.
     fct: Vec<FctRecord>,
+    /// Per flow that keeps them (a probe, a traced flow): every round-trip sample in the
+    /// window, (time, RTT) in ns.
+    rtt_log: Vec<Option<Vec<(u64, u64)>>>,
 }
 
 /// A connection of a workload, while it lasts.
@@ -289,6 +292,15 @@ impl Simulation {
             free_conns: Vec::new(),
             pair_paths,
             fct: Vec::new(),
+            rtt_log: sc
+                .flows
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let traced = sc.trace.rtt_samples && sc.trace.flows.contains(&(i as u32));
+                    (f.params.kind().keeps_rtt_samples() || traced).then(Vec::new)
+                })
+                .collect(),
         }
     }
 
@@ -541,6 +553,9 @@ impl Simulation {
         for &r in &out.rtt_samples {
             f.counts.rtt_ns += r as u128;
             f.counts.rtt_samples += 1;
+        }
+        if let Some(log) = self.rtt_log[flow].as_mut().filter(|_| now >= self.measure_from) {
+            log.extend(out.rtt_samples.iter().map(|&r| (now, r)));
         }
         if now >= self.measure_from {
             for &d in &out.app_delay_samples {
@@ -928,6 +943,9 @@ impl SimView for Simulation {
     }
     fn connections(&self) -> &[FctRecord] {
         &self.fct
+    }
+    fn rtt_samples(&self, flow: usize) -> Option<&[(u64, u64)]> {
+        self.rtt_log[flow].as_deref()
     }
     fn seed(&self) -> u64 {
         self.seed

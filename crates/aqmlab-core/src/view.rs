@@ -62,6 +62,10 @@ pub trait SimView {
     /// Every connection the workloads opened, in order of opening.
     fn connections(&self) -> &[FctRecord];
 
+    /// A flow's round-trip samples in the window, (time, RTT) ns, if it keeps them (a probe, a
+    /// traced flow).
+    fn rtt_samples(&self, flow: usize) -> Option<&[(u64, u64)]>;
+
     /// The scenario flow a packet's flow id belongs to: itself, or for a connection of a
     /// workload (ids from the number of flows up) the workload.
     fn owner(&self, flow: u32) -> usize {

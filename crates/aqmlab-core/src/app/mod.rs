@@ -39,6 +39,8 @@ pub struct FlowKindInfo {
 pub enum Transport {
     Udp,
     Tcp,
+    /// ICMP echo requests and replies (ping).
+    Icmp,
 }
 
 /// What the validated parameters of every flow kind answer.
@@ -74,6 +76,11 @@ pub trait FlowKind {
     /// For such a kind: a connection's completion time over an empty network, ns.
     fn ideal_fct_ns(&self, _fwd: &[workload::Hop], _rev: &[workload::Hop], _bytes: u64) -> u64 {
         0
+    }
+    /// Whether every round-trip sample of the flow is kept for its distribution (a probe's; a
+    /// flow in `[trace] flows` keeps them too).
+    fn keeps_rtt_samples(&self) -> bool {
+        false
     }
     /// Whether its `src` and `dst` are node sets (lists or globs) whose pairs it connects over
     /// time, rather than two nodes.
@@ -123,6 +130,7 @@ flow_kinds! {
     Tcp(tcp),
     Telnet(telnet),
     Workload(workload),
+    Ping(ping),
 }
 
 pub mod cdf;

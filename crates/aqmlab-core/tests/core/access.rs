@@ -119,3 +119,39 @@ fn a_trace_under_backlog_delivers_exactly_its_opportunities() {
     let again = run(&text);
     assert_eq!(format!("{:?}", again.links), format!("{:?}", r.links), "a trace is as deterministic as a rate");
 }
+
+#[test]
+fn ping_on_an_idle_path_measures_exactly_its_propagation_and_serialisation() {
+    // 84-byte echoes over 10 Mbps, 5 ms and 1 Mbps, 20 ms, both ways: each crossing is
+    // 67.2 us + 5 ms + 672 us + 20 ms, and the round trip twice that.
+    let text = r#"
+[simulation]
+duration = "10s"
+[[link]]
+between = ["h", "r"]
+rate = "10Mbps"
+delay = "5ms"
+[[link]]
+between = ["r", "s"]
+rate = "1Mbps"
+delay = "20ms"
+[[flow]]
+name = "ping"
+src = "h"
+dst = "s"
+kind = "ping"
+interval = "100ms"
+"#;
+    let r = run(text);
+    let ping = &r.flows[0];
+    let one_way = 67_200 + 5_000_000 + 672_000 + 20_000_000;
+    let rtt = 2.0 * one_way as f64 * 1e-9;
+    for q in [ping.rtt_p50_s, ping.rtt_p99_s, ping.rtt_max_s] {
+        assert!((q.unwrap() - rtt).abs() < 1e-12, "{q:?} vs {rtt}");
+    }
+    let samples = &r.series.rtt["ping"];
+    assert_eq!(samples.t_s.len(), 100, "a reply to each of the 100 requests");
+    assert!((samples.t_s[0] - rtt).abs() < 1e-12, "the first request goes at the start");
+    assert!(samples.values["rtt_s"].iter().all(|&x| (x - rtt).abs() < 1e-12));
+    assert_eq!(ping.dropped_pkts + ping.ack_drops, 0);
+}
