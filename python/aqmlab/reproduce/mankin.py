@@ -115,6 +115,14 @@ def pct(num: float, den: float) -> float:
     return 100.0 * num / den if den > 0 else math.nan
 
 
+#: The gateways' processing time, from the physics before any run with it: the testbed's
+#: gateways were MicroVAX II machines (about 0.9 VAX MIPS) running 4.3BSD; forwarding an IP packet
+#: (input, route lookup, output queueing) is of the order of a thousand to two thousand
+#: instructions, 1-2 ms, and its variation (the interrupts of the SLIP character lines and of the
+#: LAN) of the same order. Each gateway holds each packet it forwards into a SLIP line for a time
+#: drawn uniformly from [0, 2 ms], under 1% of a 289 ms SLIP packet time.
+PROCESSING_JITTER_MS = 2.0
+
 # ---------------------------------------------------------------------------------------------
 # Trend rules: the paper's qualitative findings, checked on one experiment's summary.
 
@@ -137,9 +145,20 @@ class MankinExperiment(Experiment):
     paper = PAPER
     #: Long enough for every SR connection to start (the last at 30 s at the latest).
     reduced = {"simulation.duration": "60s", "simulation.warmup": "35s"}
+    #: Each gateway holds each packet it forwards into a SLIP line for U[0, this] ms (see
+    #: PROCESSING_JITTER_MS); 0 for exact timing.
+    processing_jitter_ms: float = 0.0
 
     def conditions(self):
-        return [Condition(c, {f"link.{link}.queue": QUEUE[c] for link in self.slip_links}) for c, _ in CONDITIONS]
+        jitter = (
+            {f"link.{link}.processing_jitter": f"{self.processing_jitter_ms:.1f}ms" for link in self.slip_links}
+            if self.processing_jitter_ms > 0
+            else {}
+        )
+        return [
+            Condition(c, {**{f"link.{link}.queue": QUEUE[c] for link in self.slip_links}, **jitter})
+            for c, _ in CONDITIONS
+        ]
 
     # -- measuring ------------------------------------------------------------------------------
 
@@ -471,24 +490,24 @@ ZERO_WHY = (
     "emulated topology is wrong"
 )
 PHASE = (
-    "the emulation is exact: every SLIP line serves equal 554 B packets at the same rate with no processing "
-    "jitter, so a connection's ACK-clocked arrivals at a queue keep a fixed phase against its departures "
-    "(the phase effects of Floyd and Jacobson, 1992): at GW1 an SR packet arrives about 22 ms after a "
-    "departure (one 42 B ACK on a SLIP line), an LR packet about 66 ms after (three), so SR takes each freed "
-    "slot first; in Exp. II LR never finds GW3's queue full in any seed, while with its packets 1 B longer "
-    "(0.5 ms of service) it does 6-35% of the time (diagnostic runs, not adopted). The testbed's MicroVAX "
-    "processing times and SLIP byte stuffing randomised these phases by an amount the paper does not give; the "
-    "exact emulation has no processing time, and the -jitter experiment takes the other end (up to one packet "
-    "time per gateway), where no phase effect is left: there drop-tail treats the SR connections evenly (Jain "
-    "0.93-0.95), unlike the paper's testbed (0.79-0.88), which the exact emulation resembles (0.71-0.78)"
+    "every SLIP line serves equal 554 B packets at the same rate and the gateways' processing (U[0, 2 ms] per "
+    "packet, a MicroVAX II forwarding it: under 1% of a 289 ms packet time) blurs little, so a connection's "
+    "ACK-clocked arrivals at a queue keep their phase against its departures (the phase effects of Floyd and "
+    "Jacobson, 1992): at GW1 an SR packet arrives about 22 ms after a departure (one 42 B ACK on a SLIP line), "
+    "an LR packet about 66 ms after (three), so SR takes each freed slot first. How much the phase decides "
+    "shows side by side: with no processing time at all (-exact) LR never finds Exp. II's GW3 queue full in "
+    "any seed, while with its packets 1 B longer (0.5 ms of service) it does 6-35% of the time (diagnostic "
+    "runs, not adopted); with up to one packet time per gateway (-jitter) no phase effect is left and drop-tail "
+    "treats the SR connections evenly (Jain 0.93-0.95), unlike the paper's testbed (0.79-0.88), which this "
+    "reproduction (0.69-0.74) and exact timing (0.71-0.78) resemble"
 )
 LOCKOUT = (
     "under drop-tail some connections never lose a packet while others time out again and again (our SR "
-    "connections too: Jain 0.71-0.78); which ones is set by the phase of their arrivals, and LR's is "
-    "unfavourable at GW1 (it arrives after SR has refilled the freed slot), so it is a loser in every seed "
-    "(8-13 drops in 360 s in Exp. I). A diagnostic run (not adopted) with 116 ms of delay on LR's host link, "
-    "which moves its arrivals before SR's, turns LR into a winner: no drop-tail drop at all, 490 B/s, and "
-    "then RDCR does raise its drops, as the paper found in Exp. I"
+    "connections too: Jain 0.69-0.74); which ones is set by the phase of their arrivals, and LR's is "
+    "unfavourable at GW1 (it arrives after SR has refilled the freed slot), so it loses more than SR in every "
+    "seed (5-20% of its packets in Exp. I, against SR's 2-3%). A diagnostic run (exact timing, not adopted) "
+    "with 116 ms of delay on LR's host link, which moves its arrivals before SR's, turns LR into a winner: no "
+    "drop-tail drop at all, 490 B/s, and then RDCR does raise its drops, as the paper found in Exp. I"
 )
 LR_DROP_WHY = (
     "the paper's LR percentages count a handful of drops among a few dozen packets (chance spread, a consistent row: two "
@@ -514,13 +533,17 @@ DELAY_WHY_GW4 = (
     "the paper's GW4 means in Exp. III (8.6-9.5 s) exceed the longest wait a 30-packet queue "
     "allows at 1920 B/s (30 x 0.289 s = 8.7 s): GW4 served slower than its line on the testbed "
     "(the paper's 'extra high loads at the final bottleneck': a MicroVAX II with two saturated SLIP "
-    "lines and the LAN, moving SLIP characters by interrupt); our gateways cost no processing time, "
-    "so GW4 waits like GW1 and GW3"
+    "lines and the LAN, moving SLIP characters by interrupt); our gateways' processing (under 2 ms a packet) "
+    "leaves every line the bottleneck of its queue, so GW4 waits like GW1 and GW3"
 )
 DELAY_SD_WHY = (
-    "the spread of the waiting time depends on how far the queue drains between overflows, i.e. on the "
-    "timing of the connections' timeouts (4.3BSD timer details the paper does not give); no qualitative "
-    "claim rests on it"
+    "the spread of the waiting time is how far the queue drains between overflows, which the phase effects set, "
+    "so under drop-tail it moves with the processing time: the SR connections' spreads in Exp. III at GW1 and GW3 "
+    "are 0.55 and 0.71 s here, 1.28 and 0.96 s with no processing time (-exact), 1.23 and 1.31 s with up to one "
+    "packet time (-jitter), against the paper's 0.84 and 0.91; in Exp. I LR's is 0.85 s here, 0.74 exact, 1.27 "
+    "with the jitter, against 1.20. Under drop-tail in Exps. II and III LR passes only 5-10 packets in the 360 s "
+    "here (the paper's throughputs: 21 and 12), and the standard deviation of so few waits is itself uncertain by "
+    "a quarter or more. No qualitative claim of the paper rests on these spreads"
 )
 LR_THROUGHPUT_WHY = (
     "LR's throughput is a few dozen to a few hundred packets in 360 s (chance spread, a consistent row: 2/sqrt(count)). "
@@ -536,7 +559,7 @@ SR_THROUGHPUT_WHY = (
     "was lighter than 10 bits per byte or its averages cover different intervals (e.g. whole "
     "connection lifetimes, when other connections had finished); we count bytes delivered in the "
     "common 360 s window, where the SR connections share what LR leaves of 1774 B/s: where our LR "
-    "gets more than the paper's (Exp. I, RDCR on: 257 against 184 B/s), SR gets less"
+    "gets more than the paper's (Exp. I, RDCR on: 215 against 184 B/s), SR gets less"
 )
 JAIN_WHY = (
     "Jain's index over the SR connections' throughputs in the window (all SR connections of the experiment "
@@ -548,8 +571,8 @@ CLAIM_WHY = {
     "lr_dropped_more_off": "a finding of the paper; where it fails see the Table 1 rows",
     "sr_dropped_less_on": (
         "with Random Drop the victim is drawn uniformly from the queue, so connections that queue "
-        "alike are dropped alike: in Exp. I LR and an SR connection get nearly the same throughput "
-        "(about 255 B/s) and so the same drop rate within noise; the paper's gap (5.56% vs 3.72%) "
+        "alike are dropped alike: in Exp. I LR and an SR connection get similar throughputs "
+        "(215 and 257 B/s) and drop rates within noise of each other; the paper's gap (5.56% vs 3.72%) "
         "is 7 drops among about 126 LR packets, itself within two binomial standard errors"
     ),
     "rdcr_vs_lr_drop": (
@@ -607,26 +630,26 @@ gets 2/sqrt(packets); SR throughput and mean delays 10%, delay standard deviatio
 with RDCR on (near 1, counting noise barely moves it) and 0.10 off (lock-out is a per-run accident).
 A zero the paper measured on ~20 packets (Exp. III LR at GW3 on, at GW4 off) can only match exactly.
 
-**Exact timing decides who loses.** aqmlab is exact and the emulated testbed has no processing
-jitter: every SLIP line serves equal 554 B packets at the same rate, so each connection's ACK-clocked
-arrivals keep a fixed phase against a queue's departures (Floyd and Jacobson's phase effects). At
+**Phase decides who loses.** Every SLIP line serves equal 554 B packets at the same rate, and the
+gateways' processing, U[0, 2 ms] per packet (a MicroVAX II forwarding an IP packet: a thousand to two
+thousand instructions at about 0.9 VAX MIPS, estimated before any run with it), is under 1% of a
+packet time: each connection's ACK-clocked arrivals keep their phase against a queue's departures
+(Floyd and Jacobson's phase effects). At
 GW1 an SR packet arrives about 22 ms after a departure (its ACK crossed one SLIP line, 42 B at
 1920 B/s), an LR packet about 66 ms after (three lines): SR takes each freed slot first, so LR
-arrives in overflow position twice as often as SR (Exp. I, RDCR on: 6.7% vs 3.4%) and is locked out
-under drop-tail in every seed. Diagnostic runs, not adopted (they would be tuning): with 116 ms of
+arrives in overflow position twice as often as SR (Exp. I, RDCR on: 6.8% vs 3.4%) and loses 5-20% of
+its packets under drop-tail, against SR's 2-3%. Diagnostic runs with exact timing, not adopted (they
+would be tuning): with 116 ms of
 delay on LR's host link, which moves LR's arrivals ahead of SR's, Exp. I gives LR no drop-tail drop
 at all (490 B/s) and RDCR raises its drops (5-9%, overflow arrivals about 1%) -- the paper's
 single-bottleneck surprise; in Exp. II LR never finds GW3's queue full (every seed, both conditions),
-but does 6-35% of the time with its packets 1 B longer (0.5 ms of service). The testbed's MicroVAX
-processing and SLIP byte stuffing randomised these phases by an amount the paper does not give.
-The `-jitter` experiments take the other physical end, a processing time of up to one packet
-time at every gateway, which leaves no phase effect: there drop-tail treats the SR connections
-evenly (Jain 0.93-0.95 in the three experiments), unlike the testbed (Table 5: 0.79, 0.79, 0.88),
-which the exact emulation resembles (0.71-0.78). So the testbed's processing randomised the
-phases little; the fairness finding (RDCR raises SR fairness) holds in both conditions, by 0.2
-exactly and by 0.02-0.04 with jitter. The findings on LR that hang on one queue's phase (Exp. I's
-surprise, Table 2) are fragile, while SR fairness and the multi-bottleneck findings hold in every
-seed of the exact emulation.
+but does 6-35% of the time with its packets 1 B longer (0.5 ms of service). Side by side, the two
+physical ends: `-exact` (no processing time) and `-jitter` (up to one packet time at every gateway,
+which leaves no phase effect: drop-tail then treats the SR connections evenly, Jain 0.93-0.95 in the
+three experiments, unlike the testbed's Table 5: 0.79, 0.79, 0.88, which this reproduction,
+0.69-0.74, and exact timing, 0.71-0.78, resemble). The fairness finding (RDCR raises SR fairness)
+holds in all three conditions. The findings on LR that hang on one queue's phase (Exp. I's surprise,
+Table 2) are fragile, while SR fairness and the multi-bottleneck findings hold in every seed.
 
 **Inconsistencies in the paper's numbers** (reported, not tuned away): its throughputs exceed what a
 1920 B/s line carries (Exp. I on: 1864 B/s of data, against 1774), while its Exp. III GW4 delays
@@ -636,6 +659,7 @@ would fit the former and break the latter."""
 
 class Exp1(MankinExperiment):
     id = "mankin-1990-exp1"
+    processing_jitter_ms = PROCESSING_JITTER_MS
     exp = "I"
     bottlenecks = 1
     title = "single bottleneck (four gateways): Random Drop Congestion Recovery on and off"
@@ -649,6 +673,7 @@ class Exp1(MankinExperiment):
 
 class Exp2(MankinExperiment):
     id = "mankin-1990-exp2"
+    processing_jitter_ms = PROCESSING_JITTER_MS
     exp = "II"
     bottlenecks = 2
     title = "two bottlenecks (four gateways): Random Drop Congestion Recovery on and off"
@@ -662,6 +687,7 @@ class Exp2(MankinExperiment):
 
 class Exp3(MankinExperiment):
     id = "mankin-1990-exp3"
+    processing_jitter_ms = PROCESSING_JITTER_MS
     exp = "III"
     bottlenecks = 3
     title = "three bottlenecks (six gateways): Random Drop Congestion Recovery on and off"
@@ -679,33 +705,40 @@ class Exp3(MankinExperiment):
 #: One packet time of a SLIP line: 554 bytes at 1920 bytes/s (10 bits per byte at 19.2 kbit/s).
 SLIP_PACKET_TIME_MS = 554 / 1920 * 1000
 
+EXACT_NOTES = """**No processing time** (`processing_jitter` left out). The reproduction proper gives each
+gateway the forwarding time of a MicroVAX II, drawn uniformly from [0, 2 ms] per packet; this
+experiment gives it none, the lower end of what is physically possible, where every phase effect
+is at full strength. The rows and their tolerances are those of the reproduction proper.
+
+"""
+
 JITTER_NOTES = """**The processing-time model** (`link.gwK.processing_jitter`). The testbed's gateways were
 MicroVAX II machines moving SLIP characters by interrupt while serving a second SLIP line and the
 LAN; how long each took to forward a packet, and how much that varied, the paper does not say.
-The exact emulation (the experiment without `-jitter`) gives every gateway no processing time at
-all, the lower end of what is physically possible. This experiment takes the other end: each
+The reproduction proper gives each gateway a processing time drawn uniformly from [0, 2 ms] per
+packet (a MicroVAX II forwarding an IP packet), the `-exact` experiment none at all, the lower end
+of what is physically possible. This experiment takes the other end: each
 gateway holds each packet it forwards into a SLIP line for a time drawn uniformly from
 [0, 289 ms], one packet time of that line (554 B at 1920 B/s); a processing time longer than
 the line's packet time would make the gateway, not the line, the bottleneck, which the paper's
 full lines exclude. Both ends were chosen from this argument before either was run. Any jitter
 of a packet time or more makes a packet's arrival phase against the queue's departures uniform,
 so this condition has no phase effects at all; the exact one has them at full strength. The
-rows and their tolerances are those of the exact experiment.
+rows and their tolerances are those of the reproduction proper.
 
 """
 
 
 class JitterExperiment(MankinExperiment):
-    """A Mankin experiment with the processing-time model on every SLIP line."""
+    """A Mankin experiment with a processing time of up to one SLIP packet time at every gateway."""
 
-    def conditions(self):
-        jitter = f"{SLIP_PACKET_TIME_MS:.1f}ms"
-        return [
-            Condition(
-                c.label, {**c.overrides, **{f"link.{link}.processing_jitter": jitter for link in self.slip_links}}
-            )
-            for c in super().conditions()
-        ]
+    processing_jitter_ms = SLIP_PACKET_TIME_MS
+
+
+class ExactExperiment(MankinExperiment):
+    """A Mankin experiment with no processing time at all."""
+
+    processing_jitter_ms = 0.0
 
 
 class Exp1Jitter(JitterExperiment, Exp1):
@@ -720,6 +753,27 @@ class Exp2Jitter(JitterExperiment, Exp2):
     variant_of = "mankin-1990-exp2"
     title = Exp2.title + ", gateways with random processing times"
     notes = JITTER_NOTES + NOTES
+
+
+class Exp1Exact(ExactExperiment, Exp1):
+    id = "mankin-1990-exp1-exact"
+    variant_of = "mankin-1990-exp1"
+    title = Exp1.title + ", gateways without processing time"
+    notes = EXACT_NOTES + NOTES
+
+
+class Exp2Exact(ExactExperiment, Exp2):
+    id = "mankin-1990-exp2-exact"
+    variant_of = "mankin-1990-exp2"
+    title = Exp2.title + ", gateways without processing time"
+    notes = EXACT_NOTES + NOTES
+
+
+class Exp3Exact(ExactExperiment, Exp3):
+    id = "mankin-1990-exp3-exact"
+    variant_of = "mankin-1990-exp3"
+    title = Exp3.title + ", gateways without processing time"
+    notes = EXACT_NOTES + NOTES
 
 
 class Exp3Jitter(JitterExperiment, Exp3):
@@ -818,4 +872,15 @@ experiment). `path_overflow_pct:LR` is LR's overflow-position arrivals summed ov
         ]
 
 
-EXPERIMENTS = [Exp1(), Exp2(), Exp3(), Exp1Jitter(), Exp2Jitter(), Exp3Jitter(), Across()]
+EXPERIMENTS = [
+    Exp1(),
+    Exp2(),
+    Exp3(),
+    Exp1Exact(),
+    Exp2Exact(),
+    Exp3Exact(),
+    Exp1Jitter(),
+    Exp2Jitter(),
+    Exp3Jitter(),
+    Across(),
+]
