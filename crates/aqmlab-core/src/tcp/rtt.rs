@@ -271,6 +271,26 @@ mod tests {
         assert_eq!(none.backed_off(3), 3 * S);
     }
 
+    fn read(text: &str, d: RtoParams) -> Result<RtoParams> {
+        use crate::conf::{parse_toml, Origin, Source};
+        let src = Source { path: "t.toml".into() };
+        let t = parse_toml(text, &src).unwrap();
+        let mut f = Fields::new(&src, "flow", &t, Origin::Line(1));
+        let p = RtoParams::read(&mut f, d)?;
+        f.finish()?;
+        Ok(p)
+    }
+
+    #[test]
+    fn timers_are_one_per_connection_for_jacobson_and_per_segment_for_the_generic() {
+        assert!(!read("", RtoParams::JACOBSON).unwrap().per_segment);
+        assert!(read("timers = \"per_segment\"", RtoParams::JACOBSON).unwrap().per_segment);
+        assert!(read("", RtoParams::GENERIC).unwrap().per_segment);
+        let e = read("timers = \"one\"", RtoParams::GENERIC).unwrap_err();
+        assert!(e.message.contains("one timer per segment"), "{}", e.message);
+        assert!(read("timers = \"two\"", RtoParams::JACOBSON).unwrap_err().message.contains("not allowed"));
+    }
+
     #[test]
     fn coarse_tick_quantises_samples_and_expires_on_tick_boundaries() {
         let p = RtoParams { tick_ns: 500 * MS, min_rto_ns: S, ..RtoParams::JACOBSON };
