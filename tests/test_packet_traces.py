@@ -96,7 +96,9 @@ def test_every_transmission_is_a_record_with_the_flows_addresses_and_ports(trace
         assert ip.src == address(flow["src"]) and ip.dst == address(flow["dst"])
         assert ip.data.dport == 5001
         assert ip.p == (6 if flow["params"]["kind"] == "tcp" else 17)
-        assert ip.len == (1000 if ip.p == 6 else 500)  # the size on the wire
+        # The stated length: a TCP packet's 1000 bytes are data (header = 0, as in the papers),
+        # carried behind 40 bytes of IPv4 and TCP; a UDP packet's 500 bytes include its headers.
+        assert ip.len == (1040 if ip.p == 6 else 500)
         by_flow[flow["name"]] += 1
     assert sum(by_flow.values()) == len(records) and set(by_flow) == {"tcp1", "tcp2", "udp"}
 
@@ -106,18 +108,20 @@ def test_tcp_sequence_numbers_are_the_bytes_sent_and_acks_only_grow(traced):
     seqs = defaultdict(set)
     for _, _, ip in read_pcap(directory / "bottleneck.pcap"):
         if ip.p == 6:
-            assert ip.data.flags & dpkt.tcp.TH_ACK == 0
+            assert ip.data.flags & dpkt.tcp.TH_ACK  # every segment after the SYN acknowledges
+            assert ip.data.flags & dpkt.tcp.TH_SYN == 0  # no handshake in this run
             seqs[ip.data.sport].add(ip.data.seq)
     for flow_seqs in seqs.values():
-        assert all(seq % 1000 == 0 for seq in flow_seqs)  # 1000-byte segments from byte 0
-        assert min(flow_seqs) == 0
+        # 1000-byte segments from byte 1: the SYN, in the run or not, has sequence number 0
+        assert all((seq - 1) % 1000 == 0 for seq in flow_seqs)
+        assert min(flow_seqs) == 1
     acks = defaultdict(list)
     for _, _, ip in read_pcap(directory / "r2-r1.pcap"):
         assert ip.p == 6 and ip.data.flags & dpkt.tcp.TH_ACK and ip.len == 40
         acks[ip.data.dport].append(ip.data.ack)
     for port, flow_acks in acks.items():
         assert flow_acks == sorted(flow_acks), port  # cumulative ACKs through a FIFO queue
-        assert max(flow_acks) <= max(seqs[port]) + 1000
+        assert max(flow_acks) <= max(seqs[port]) + 1000 and min(flow_acks) >= 1
 
 
 def test_ecn_bits_show_the_gateways_marks(traced):
@@ -163,16 +167,148 @@ def test_sack_blocks_are_the_acks_sack_option_and_name_data_held_above_the_ack(t
     assert with_blocks > 0
 
 
-@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
-def test_tshark_reads_the_capture(traced):
+needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark is not installed")
+
+
+def tshark(path: Path, display_filter: str | None = None, *fields: str) -> list[list[str]]:
+    """The packets of `path` Wireshark's dissector keeps under `display_filter`: `fields` of each."""
+    command = ["tshark", "-n", "-r", str(path), "-T", "fields"]
+    for field in fields or ("frame.number",):
+        command += ["-e", field]
+    if display_filter:
+        command += ["-Y", display_filter]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return [line.split("\t") for line in out.splitlines()]
+
+
+@needs_tshark
+def test_tshark_reads_the_capture_and_its_ce_marks(traced):
     _, results, directory = traced
-    out = subprocess.run(
-        ["tshark", "-r", str(directory / "bottleneck.pcap"), "-T", "fields", "-e", "ip.src"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
-    assert len(out) == results.links.set_index("name").loc["bottleneck"].departures
+    link = results.links.set_index("name").loc["bottleneck"]
+    assert len(tshark(directory / "bottleneck.pcap")) == link.departures
+    assert len(tshark(directory / "bottleneck.pcap", "ip.dsfield.ecn == 3")) == link.marks > 0
+
+
+# Two Reno senders into a buffer of 8 packets (lossy), or of 1000 (lossless), each sender's own
+# link captured.
+TWO_SENDERS = """
+[simulation]
+duration = "8s"
+seed = 4
+[[link]]
+between = ["s{i}", "r1"]
+count = 2
+rate = "10Mbps"
+delay = "1ms"
+[[link]]
+name = "bottleneck"
+between = ["r1", "r2"]
+rate = "1Mbps"
+delay = "5ms"
+queue = { discipline = "droptail", limit = LIMIT }
+[[link]]
+between = ["r2", "d"]
+rate = "10Mbps"
+delay = "1ms"
+[[flow]]
+name = "tcp{i}"
+count = 2
+src = "s{i}"
+dst = "d"
+kind = "tcp"
+cc = "newreno"
+max_window = 64
+[trace]
+pcap = ["s1->r1", "s2->r1", "bottleneck", "r2->r1"]
+"""
+
+
+@needs_tshark
+def test_tshark_finds_no_fault_in_a_lossless_run(tmp_path):
+    results = aqmlab.run(aqmlab.loads(TWO_SENDERS.replace("LIMIT", "1000"), "lossless.toml"), traces_dir=tmp_path)
+    assert results.flows.dropped_pkts.sum() == 0 and results.flows.goodput_bps.sum() > 0.9e6
+    for pcap in tmp_path.glob("*.pcap"):
+        # no retransmission, lost segment, duplicate ACK, window problem or bad checksum
+        assert tshark(pcap, "_ws.expert") == [], pcap.name
+
+
+@needs_tshark
+def test_tshark_counts_each_senders_retransmissions(tmp_path):
+    results = aqmlab.run(aqmlab.loads(TWO_SENDERS.replace("LIMIT", "8"), "lossy.toml"), traces_dir=tmp_path)
+    for i, flow in enumerate(results.flows.itertuples(), start=1):
+        assert flow.retransmits > 10
+        pcap = tmp_path / f"s{i}-r1.pcap"
+        # Captured on the sender's own link, every segment whose sequence number was seen
+        # before is a resend: dpkt's count of them, and Wireshark's (which calls a resend soon
+        # after the segment it follows out-of-order rather than a retransmission) equal aqmlab's.
+        seen, resends = set(), 0
+        for _, _, ip in read_pcap(pcap):
+            resends += ip.data.seq in seen
+            seen.add(ip.data.seq)
+        assert resends == flow.retransmits, flow.name
+        flagged = tshark(
+            pcap, "tcp.analysis.retransmission || tcp.analysis.fast_retransmission || tcp.analysis.out_of_order"
+        )
+        assert len(flagged) == flow.retransmits, flow.name
+
+
+WORKLOAD = """
+[simulation]
+duration = "3s"
+seed = 2
+[[link]]
+between = ["h{i}", "r1"]
+count = 4
+rate = "100Mbps"
+delay = "1ms"
+[[link]]
+name = "bottleneck"
+between = ["r1", "r2"]
+rate = "10Mbps"
+delay = "5ms"
+queue = { discipline = "droptail", limit = 5000 }
+[[link]]
+between = ["r2", "d"]
+rate = "100Mbps"
+delay = "1ms"
+[[flow]]
+name = "web"
+kind = "workload"
+src = ["h1", "h2", "h3", "h4"]
+dst = "d"
+sizes = "hadoop"
+load = 0.3
+load_link = "bottleneck"
+handshake = true
+ecn = true
+[trace]
+pcap = ["bottleneck", "r2->r1"]
+"""
+
+
+WARNING = "_ws.expert.severity >= 0x00600000"  # Wireshark's expert levels: chat, note, warning, error
+
+
+@needs_tshark
+def test_tshark_sees_each_connection_of_a_workload_open_with_ecn_and_close(tmp_path):
+    results = aqmlab.run(aqmlab.loads(WORKLOAD, "workload.toml"), traces_dir=tmp_path)
+    opened, finished = results.workloads[0]["opened"], results.workloads[0]["finished"]
+    assert finished == opened > 5
+    forward, reverse = tmp_path / "bottleneck.pcap", tmp_path / "r2-r1.pcap"
+    # one TCP stream per connection, each opened by an ECN-setup SYN (ECE and CWR) answered
+    # by an ECN-setup SYN-ACK (ECE only), RFC 3168 section 6.1.1
+    assert len({row[0] for row in tshark(forward, None, "tcp.stream")}) == opened
+    assert len(tshark(forward, "tcp.flags.syn == 1 && tcp.flags.ece == 1 && tcp.flags.cwr == 1")) == opened
+    assert (
+        len(tshark(reverse, "tcp.flags.syn == 1 && tcp.flags.ack == 1 && tcp.flags.ece == 1 && tcp.flags.cwr == 0"))
+        == opened
+    )
+    # each transfer's last segment carries FIN, and so does the receiver's ACK of it
+    assert len(tshark(forward, "tcp.flags.fin == 1 && tcp.len > 0")) == finished
+    assert len(tshark(reverse, "tcp.flags.fin == 1 && tcp.len == 0")) == finished
+    for pcap in (forward, reverse):
+        # notes and chats only (connection opened, closing), no warning
+        assert tshark(pcap, WARNING) == [], pcap.name
 
 
 def test_the_packet_log_accounts_for_every_arrival(traced):

@@ -57,14 +57,62 @@ pub fn flow_port(f: u32) -> u16 {
     10_000 + (f % 55_536) as u16
 }
 
-/// The packet's headers as they would be on the wire: IPv4, then TCP, UDP or ICMP.
-pub fn headers(p: &Packet, transport: Transport) -> Vec<u8> {
-    let tcp = transport == Transport::Tcp;
-    let sack: Vec<(u64, u64)> = if tcp { p.sack.ranges(p.ack).collect() } else { vec![] };
+/// How one flow's packets look on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wire {
+    pub transport: Transport,
+    /// Bytes of a data packet that are headers in the simulation (a TCP flow's `header`): the
+    /// rest is data, and the capture's TCP payload.
+    pub header: u32,
+    /// The flow is ECN-capable (its SYN and SYN-ACK negotiate ECN, RFC 3168 section 6.1.1).
+    pub ecn: bool,
+    /// A finite transfer's data bytes (a workload's connections have their own).
+    pub bytes: Option<u64>,
+}
+
+impl Wire {
+    pub const UDP: Wire = Wire { transport: Transport::Udp, header: 0, ecn: false, bytes: None };
+}
+
+/// One connection as a capture shows it: its port, and for a finite TCP transfer its length,
+/// whose last segment carries FIN.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stream {
+    /// The flow's source port (its ACKs' destination port).
+    pub port: u16,
+    /// The transfer's data bytes (`None`: unending).
+    pub bytes: Option<u64>,
+}
+
+/// A packet's headers as they would be on the wire, and the IPv4 total length they state: IPv4,
+/// then TCP, UDP or ICMP, of a packet of `stream`.
+///
+/// A TCP flow's sequence space starts at 0 with its SYN (whether or not the run had one), so its
+/// data's sequence numbers are 1 + the first data byte and every segment after the SYN carries
+/// ACK with the other side's 1 + bytes received; the payload is the packet's data (its size less
+/// the flow's `header`), so that sequence numbers advance by each segment's payload, as an
+/// analyser checks. The stated length is the headers and the payload: the packet's size when
+/// `header` is the 40 bytes of IPv4 and TCP, more when it is smaller (the papers' packets were
+/// all data).
+///
+/// A finite transfer closes as a capture expects: its last data segment carries FIN (which takes
+/// one sequence number), and the receiver's ACK of it FIN too, acknowledging the sender's FIN.
+/// The sender's ACK of that FIN is not sent (the simulation has no such packet).
+pub fn headers(p: &Packet, wire: Wire, stream: Stream) -> (Vec<u8>, u16) {
+    let port = stream.port;
+    let tcp = wire.transport == Transport::Tcp;
+    let syn = tcp && p.has(flags::SYN);
+    let sack: Vec<(u64, u64)> = if tcp && !syn { p.sack.ranges(p.ack).collect() } else { vec![] };
     let options_len = if sack.is_empty() { 0 } else { 4 + 8 * sack.len() };
     let l4_len = if tcp { 20 + options_len } else { 8 }; // UDP's header and ICMP echo's are 8 bytes
     let header_len = 20 + l4_len;
-    let total = (p.size as usize).max(header_len).min(u16::MAX as usize) as u16;
+    let total = if tcp {
+        let payload = if syn || p.kind == PacketKind::Ack { 0 } else { p.size.saturating_sub(wire.header) as usize };
+        header_len + payload
+    } else {
+        (p.size as usize).max(header_len)
+    }
+    .min(u16::MAX as usize) as u16;
     let ecn = if p.flags & flags::CE != 0 {
         0b11
     } else if p.flags & flags::ECT != 0 {
@@ -80,7 +128,7 @@ pub fn headers(p: &Packet, transport: Transport) -> Vec<u8> {
     h.extend_from_slice(&(if tcp { 0 } else { p.seq as u16 }).to_be_bytes()); // identification
     h.extend_from_slice(&0x4000u16.to_be_bytes()); // don't fragment
     h.push(64); // TTL
-    h.push(match transport {
+    h.push(match wire.transport {
         Transport::Tcp => 6,
         Transport::Udp => 17,
         Transport::Icmp => 1,
@@ -90,27 +138,43 @@ pub fn headers(p: &Packet, transport: Transport) -> Vec<u8> {
     h.extend_from_slice(&dst);
     let sum = ipv4_checksum(&h);
     h[10..12].copy_from_slice(&sum.to_be_bytes());
-    if transport == Transport::Icmp {
+    if wire.transport == Transport::Icmp {
         // Echo request (8) or reply (0), code 0, the checksum over the 8 bytes written (the
         // payload is not carried), the flow as identifier and the probe's number as sequence.
         let mut icmp = vec![if p.kind == PacketKind::Data { 8 } else { 0 }, 0, 0, 0];
-        icmp.extend_from_slice(&flow_port(p.flow).to_be_bytes());
+        icmp.extend_from_slice(&port.to_be_bytes());
         icmp.extend_from_slice(&(p.seq as u16).to_be_bytes());
         let sum = ipv4_checksum(&icmp);
         icmp[2..4].copy_from_slice(&sum.to_be_bytes());
         h.extend_from_slice(&icmp);
-        return h;
+        return (h, total);
     }
     let (sport, dport) = match p.kind {
-        PacketKind::Data => (flow_port(p.flow), DATA_PORT),
-        PacketKind::Ack => (DATA_PORT, flow_port(p.flow)),
+        PacketKind::Data => (port, DATA_PORT),
+        PacketKind::Ack => (DATA_PORT, port),
     };
     h.extend_from_slice(&sport.to_be_bytes());
     h.extend_from_slice(&dport.to_be_bytes());
     if tcp {
-        let (seq, ack, tcp_flags) = match p.kind {
-            PacketKind::Data => (p.seq as u32, 0u32, 0x08u8),
-            PacketKind::Ack => (0, p.ack as u32, 0x10 | if p.flags & flags::ECE != 0 { 0x40 } else { 0 }),
+        const FIN: u8 = 0x01;
+        const SYN: u8 = 0x02;
+        const ACK: u8 = 0x10;
+        const ECE: u8 = 0x40;
+        const CWR: u8 = 0x80;
+        let (seq, ack, tcp_flags) = match (p.kind, syn) {
+            // The SYN (ECN-setup: ECE and CWR), and the SYN-ACK (ECE).
+            (PacketKind::Data, true) => (0u32, 0u32, SYN | if wire.ecn { ECE | CWR } else { 0 }),
+            (PacketKind::Ack, true) => (0, 1, SYN | ACK | if wire.ecn { ECE } else { 0 }),
+            (PacketKind::Data, false) => {
+                let end = p.seq + p.size.saturating_sub(wire.header) as u64;
+                let fin = if stream.bytes == Some(end) { FIN } else { 0 };
+                (1u32.wrapping_add(p.seq as u32), 1, ACK | fin | if p.flags & flags::CWR != 0 { CWR } else { 0 })
+            }
+            (PacketKind::Ack, false) => {
+                let fin = stream.bytes.is_some_and(|bytes| p.ack >= bytes);
+                let ack = 1u32.wrapping_add(p.ack as u32).wrapping_add(fin as u32);
+                (1, ack, ACK | if fin { FIN } else { 0 } | if p.flags & flags::ECE != 0 { ECE } else { 0 })
+            }
         };
         h.extend_from_slice(&seq.to_be_bytes());
         h.extend_from_slice(&ack.to_be_bytes());
@@ -121,15 +185,15 @@ pub fn headers(p: &Packet, transport: Transport) -> Vec<u8> {
         if !sack.is_empty() {
             h.extend_from_slice(&[1, 1, 5, (2 + 8 * sack.len()) as u8]); // NOP, NOP, SACK, length
             for (start, end) in sack {
-                h.extend_from_slice(&(start as u32).to_be_bytes());
-                h.extend_from_slice(&(end as u32).to_be_bytes());
+                h.extend_from_slice(&1u32.wrapping_add(start as u32).to_be_bytes());
+                h.extend_from_slice(&1u32.wrapping_add(end as u32).to_be_bytes());
             }
         }
     } else {
         h.extend_from_slice(&(total - 20).to_be_bytes());
         h.extend_from_slice(&[0, 0]);
     }
-    h
+    (h, total)
 }
 
 /// The one's-complement sum of the header's 16-bit words, complemented (RFC 791, RFC 1071).
@@ -149,8 +213,8 @@ pub struct PacketTracer {
     log_link: Vec<bool>,
     /// Per flow: whether its packets are logged.
     log_flow: Vec<bool>,
-    /// Per flow: what its packets carry (TCP, UDP or ICMP headers).
-    transport: Vec<Transport>,
+    /// Per flow: how its packets look on the wire.
+    wire: Vec<Wire>,
     window: (u64, u64),
     log: Option<BufWriter<File>>,
     link_names: Vec<String>,
@@ -206,7 +270,7 @@ impl PacketTracer {
             pcap,
             log_link,
             log_flow,
-            transport: sc.flows.iter().map(|f| f.params.kind().transport()).collect(),
+            wire: sc.flows.iter().map(|f| f.params.kind().wire()).collect(),
             window: (t.packets_from, t.packets_to.unwrap_or(u64::MAX)),
             log,
             link_names: sc.links.iter().map(|l| l.name.clone()).collect(),
@@ -217,17 +281,28 @@ impl PacketTracer {
     }
 
     /// Record `event` of packet `p` at `link` at time `now`; `qlen` is the queue's length after
-    /// it. A write error is kept and reported by [`PacketTracer::finish`].
-    /// Record `event` of packet `p` at `link`; `flow` is the scenario flow it belongs to (a
-    /// workload's, for one of its connections).
-    pub fn record(&mut self, now: u64, link: u32, event: PacketEvent, p: &Packet, flow: usize, qlen: usize) {
+    /// it. `flow` is the scenario flow it belongs to; a workload's connection also names its rank
+    /// among the workloads' connections and its bytes. A write error is kept and reported by
+    /// [`PacketTracer::finish`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn record(
+        &mut self,
+        now: u64,
+        link: u32,
+        event: PacketEvent,
+        p: &Packet,
+        flow: usize,
+        connection: Option<(u32, u64)>,
+        qlen: usize,
+    ) {
         if self.error.is_none() {
-            if let Err(e) = self.write(now, link, event, p, flow, qlen) {
+            if let Err(e) = self.write(now, link, event, p, flow, connection, qlen) {
                 self.error = Some(e);
             }
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn write(
         &mut self,
         now: u64,
@@ -235,16 +310,25 @@ impl PacketTracer {
         event: PacketEvent,
         p: &Packet,
         flow: usize,
+        connection: Option<(u32, u64)>,
         qlen: usize,
     ) -> io::Result<()> {
         let l = link as usize;
         if event == PacketEvent::Dequeue {
             if let Some(w) = &mut self.pcap[l] {
-                let h = headers(p, self.transport[flow]);
+                let wire = self.wire[flow];
+                // A connection's port follows the flows' (one port each: one stream each).
+                let stream = match connection {
+                    Some((rank, bytes)) => {
+                        Stream { port: flow_port(self.wire.len() as u32 + rank), bytes: Some(bytes) }
+                    }
+                    None => Stream { port: flow_port(p.flow), bytes: wire.bytes },
+                };
+                let (h, total) = headers(p, wire, stream);
                 w.write_all(&((now / 1_000_000_000) as u32).to_le_bytes())?;
                 w.write_all(&((now % 1_000_000_000) as u32).to_le_bytes())?;
                 w.write_all(&(h.len() as u32).to_le_bytes())?;
-                w.write_all(&p.size.max(h.len() as u32).to_le_bytes())?;
+                w.write_all(&(total as u32).to_le_bytes())?;
                 w.write_all(&h)?;
             }
         }
@@ -317,12 +401,44 @@ mod tests {
         let mut p = Packet::data(3, 0, 300, 1000);
         p.seq = 123_456;
         p.flags = flags::ECT | flags::CE;
-        let h = headers(&p, Transport::Tcp);
+        let (h, _) = headers(
+            &p,
+            Wire { transport: Transport::Tcp, header: 0, ecn: false, bytes: None },
+            Stream { port: flow_port(p.flow), bytes: None },
+        );
         assert_eq!(h.len(), 40);
         assert_eq!(ipv4_checksum(&h[..20]), 0);
         assert_eq!(h[1] & 0b11, 0b11, "CE");
         assert_eq!(&h[16..20], &[10, 0, 1, 45], "node 300 is 10.0.1.45");
-        assert_eq!(u32::from_be_bytes(h[24..28].try_into().unwrap()), 123_456);
+        assert_eq!(u32::from_be_bytes(h[24..28].try_into().unwrap()), 123_457, "1 + its first byte");
+    }
+
+    #[test]
+    fn a_finite_transfer_closes_with_fin_on_its_last_segment_and_on_the_ack_of_it() {
+        // 2500 bytes of data in 1000-byte segments behind 40 bytes of headers.
+        let wire = Wire { transport: Transport::Tcp, header: 40, ecn: false, bytes: Some(2500) };
+        let stream = Stream { port: 10_000, bytes: Some(2500) };
+        let seq = |h: &[u8]| u32::from_be_bytes(h[24..28].try_into().unwrap());
+        let ack = |h: &[u8]| u32::from_be_bytes(h[28..32].try_into().unwrap());
+        let tcp_flags = |h: &[u8]| h[33];
+        let segment = |first: u64, size: u32| {
+            let mut p = Packet::data(0, 0, 1, size);
+            p.seq = first;
+            headers(&p, wire, stream)
+        };
+        let (middle, total) = segment(1000, 1040);
+        assert_eq!((seq(&middle), tcp_flags(&middle), total), (1001, 0x10, 1040), "ACK alone, 1000 bytes of payload");
+        let (last, total) = segment(2000, 540);
+        assert_eq!((seq(&last), tcp_flags(&last), total), (2001, 0x11, 540), "FIN|ACK on the last 500 bytes");
+        let reply = |acked: u64| {
+            let mut p = Packet::data(0, 0, 1, 40);
+            p.kind = PacketKind::Ack;
+            p.ack = acked;
+            headers(&p, wire, stream).0
+        };
+        assert_eq!((ack(&reply(2000)), tcp_flags(&reply(2000))), (2001, 0x10));
+        // The ACK of the last byte acknowledges the FIN too (it took sequence number 2501).
+        assert_eq!((ack(&reply(2500)), tcp_flags(&reply(2500))), (2502, 0x11));
     }
 
     #[test]

@@ -151,6 +151,8 @@ pub struct Simulation {
 /// A connection of a workload, while it lasts.
 #[derive(Clone, Copy, Debug)]
 struct Connection {
+    /// The workload it belongs to (a flow index): what its packets count for.
+    owner: u32,
     /// Its record in `Simulation::fct`.
     row: u32,
     /// Offsets of its forward and reverse paths in `paths`.
@@ -321,10 +323,15 @@ impl Simulation {
 
     fn trace(&mut self, now: u64, link: u32, event: PacketEvent, id: PacketId) {
         if self.tracer.is_some() {
-            let flow = self.owner_of(self.pkts[id].flow);
+            let packet_flow = self.pkts[id].flow;
+            let flow = self.owner_of(packet_flow);
+            let connection = packet_flow.checked_sub(self.n_flows).map(|c| {
+                let row = self.conns[c as usize].row;
+                (row, self.fct[row as usize].bytes)
+            });
             let qlen = self.links[link as usize].q.len();
             if let Some(t) = &mut self.tracer {
-                t.record(now, link, event, &self.pkts[id], flow, qlen);
+                t.record(now, link, event, &self.pkts[id], flow, connection, qlen);
             }
         }
     }
@@ -335,7 +342,7 @@ impl Simulation {
         if flow < self.n_flows {
             flow as usize
         } else {
-            self.fct[self.conns[(flow - self.n_flows) as usize].row as usize].workload as usize
+            self.conns[(flow - self.n_flows) as usize].owner as usize
         }
     }
 
@@ -629,7 +636,7 @@ impl Simulation {
         let slot = match self.free_conns.pop() {
             Some(s) => s,
             None => {
-                self.conns.push(Connection { row: 0, fwd: 0, rev: 0, epoch: 0, alive: 0, done: true });
+                self.conns.push(Connection { owner: flow, row: 0, fwd: 0, rev: 0, epoch: 0, alive: 0, done: true });
                 self.agents.push(AnyAgent::Sink(Sink));
                 self.agents.push(AnyAgent::Sink(Sink));
                 self.conns.len() as u32 - 1
@@ -661,7 +668,7 @@ impl Simulation {
             marks: 0,
         });
         let c = &mut self.conns[slot as usize];
-        *c = Connection { row, fwd, rev, epoch: c.epoch.wrapping_add(1), alive: 0, done: false };
+        *c = Connection { owner: flow, row, fwd, rev, epoch: c.epoch.wrapping_add(1), alive: 0, done: false };
         let agent = 2 * flow_id;
         self.agents[agent as usize] = sender;
         self.agents[agent as usize + 1] = receiver;

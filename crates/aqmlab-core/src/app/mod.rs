@@ -61,6 +61,11 @@ pub trait FlowKind {
         None
     }
     fn transport(&self) -> Transport;
+    /// How its packets look in a capture: the transport, the bytes of a data packet that are
+    /// headers, whether it negotiates ECN.
+    fn wire(&self) -> crate::packet_trace::Wire {
+        crate::packet_trace::Wire { transport: self.transport(), header: 0, ecn: self.ecn_capable(), bytes: None }
+    }
     /// The rate the flow would send at with the network to itself, bit/s (infinite for a greedy
     /// TCP): its demand in the max-min fair shares ([`crate::fair_share`]).
     fn demand_bps(&self) -> f64;

@@ -57,6 +57,14 @@ impl FlowKind for Params {
     fn transport(&self) -> Transport {
         Transport::Tcp
     }
+    fn wire(&self) -> crate::packet_trace::Wire {
+        crate::packet_trace::Wire {
+            transport: Transport::Tcp,
+            header: self.common.header,
+            ecn: self.ecn_capable(),
+            bytes: self.bytes,
+        }
+    }
     fn ecn_capable(&self) -> bool {
         self.common.ecn_capable()
     }

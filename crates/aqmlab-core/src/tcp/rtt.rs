@@ -82,6 +82,17 @@ impl RtoParams {
         backoff: true,
         per_segment: false,
     };
+    /// Today's stacks: as [`RtoParams::JACOBSON`] with RFC 6298's initial timeout of 1 s (Linux's
+    /// TCP_TIMEOUT_INIT) instead of RFC 1122's 3 s.
+    pub const RFC6298: RtoParams = RtoParams {
+        estimator: Estimator::Jacobson,
+        initial_rto_ns: S,
+        min_rto_ns: 200 * MS,
+        max_rto_ns: 64 * S,
+        tick_ns: 0,
+        backoff: true,
+        per_segment: false,
+    };
 
     /// Read the timeout keys, with `d` as the defaults (and the estimator kind).
     pub fn read(f: &mut Fields, d: RtoParams) -> Result<Self> {

@@ -53,8 +53,13 @@ fn corpus() -> (usize, Vec<String>) {
         }
         files.iter().filter_map(|p| std::fs::read_to_string(p).ok()).collect::<Vec<String>>()
     };
-    let mut texts = read(&["scenarios", "benches/scenarios"]);
+    // Valid: the scenarios that parse from their text alone (not the sweeps and data files beside
+    // them, nor those naming files relative to their own folder, such as a trace).
+    let (mut texts, others): (Vec<String>, Vec<String>) = read(&["scenarios", "benches/scenarios"])
+        .into_iter()
+        .partition(|text| Scenario::parse(text, "m.toml", &[]).is_ok());
     let valid = texts.len();
+    texts.extend(others);
     texts.extend(read(&["tests/bad_inputs", "tests/fuzz_regressions"]));
     assert!(valid > 10 && texts.len() > 100, "corpus of {valid} + {} files", texts.len() - valid);
     (valid, texts)

@@ -78,7 +78,7 @@ impl Params {
         f.ensure(rtprop.0 > 0, "rtprop_window", "must be above 0")?;
         let probe: crate::conf::Duration =
             f.or("probe_rtt_time", crate::conf::Duration(200_000_000), "time at 4 packets in PROBE_RTT (200ms)")?;
-        let rto = RtoParams::read(f, RtoParams::JACOBSON)?;
+        let rto = RtoParams::read(f, RtoParams::RFC6298)?;
         Ok(Params { initial_cwnd, rto, cwnd_gain, rtprop_window_ns: rtprop.0, probe_rtt_ns: probe.0 })
     }
 }

@@ -71,7 +71,7 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let base = slowstart::Params::read_with_initial_cwnd(f, true, 10.0)?;
+        let base = slowstart::Params::read_today(f, true)?;
         let c: f64 = f.or("c", 0.4, "C, the scale of the cubic, packets per second cubed (RFC 9438: 0.4)")?;
         f.ensure(c > 0.0 && c.is_finite(), "c", "must be above 0")?;
         let beta: f64 = f.or("beta", 0.7, "multiplicative decrease factor beta_cubic (RFC 9438: 0.7)")?;

@@ -55,7 +55,7 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let base = slowstart::Params::read_with_initial_cwnd(f, true, 10.0)?;
+        let base = slowstart::Params::read_today(f, true)?;
         let g: f64 = f.or("g", 1.0 / 16.0, "g: weight of the last window's marked fraction in alpha (RFC 8257: 1/16)")?;
         f.ensure(g > 0.0 && g <= 1.0, "g", format!("{g} is not a weight (allowed: above 0, at most 1)"))?;
         let initial_alpha: f64 =

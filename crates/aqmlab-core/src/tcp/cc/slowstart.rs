@@ -47,14 +47,18 @@ pub struct Params {
 }
 
 impl Params {
-    /// The 1988-1995 controls' keys: they start from a window of one packet.
+    /// The 1988-1995 controls' keys: they start from a window of one packet and a timeout of 3 s.
     pub fn read(f: &mut Fields, fast_retransmit: bool) -> Result<Self> {
-        Self::read_with_initial_cwnd(f, fast_retransmit, 1.0)
+        Self::read_with(f, fast_retransmit, 1.0, RtoParams::JACOBSON)
     }
 
-    /// The same keys for a control of today's stacks, whose initial window defaults to
-    /// `initial_cwnd` (10 packets in Linux since 2.6.39, RFC 6928).
-    pub fn read_with_initial_cwnd(f: &mut Fields, fast_retransmit: bool, initial_cwnd: f64) -> Result<Self> {
+    /// The same keys for a control of today's stacks: an initial window of 10 packets (Linux
+    /// since 2.6.39, RFC 6928) and RFC 6298's initial timeout of 1 s.
+    pub fn read_today(f: &mut Fields, fast_retransmit: bool) -> Result<Self> {
+        Self::read_with(f, fast_retransmit, 10.0, RtoParams::RFC6298)
+    }
+
+    fn read_with(f: &mut Fields, fast_retransmit: bool, initial_cwnd: f64, rto: RtoParams) -> Result<Self> {
         let initial_cwnd: f64 = f.or("initial_cwnd", initial_cwnd, "congestion window at the start, packets")?;
         f.ensure(initial_cwnd >= 1.0, "initial_cwnd", "must be at least 1 packet")?;
         let initial_ssthresh: Option<f64> = f.opt(
@@ -71,7 +75,7 @@ impl Params {
         } else {
             0
         };
-        let rto = RtoParams::read(f, RtoParams::JACOBSON)?;
+        let rto = RtoParams::read(f, rto)?;
         Ok(Params { initial_cwnd, initial_ssthresh, dupack_threshold, rto })
     }
 }
