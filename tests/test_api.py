@@ -36,6 +36,16 @@ def test_overrides_apply_before_validation():
     assert aqmlab.load(EXAMPLE, overrides={"simulation.seed": 77}).seed == 77
 
 
+def test_a_seed_takes_the_range_of_seed_also_in_the_file():
+    # --seed and run(seed=) take 0 to 2^64-1; TOML integers stop at 2^63-1, so a string carries the rest.
+    text = EXAMPLE.read_text()
+    assert "seed = 1\n" in text
+    for seed in (2**63, 2**64 - 1):
+        assert aqmlab.loads(text.replace("seed = 1\n", f'seed = "{seed}"\n')).seed == seed
+    with pytest.raises(ScenarioError, match=r"simulation.seed: \"18446744073709551616\" is not a seed"):
+        aqmlab.loads(text.replace("seed = 1\n", 'seed = "18446744073709551616"\n'))
+
+
 def test_loads_and_from_dict_agree_with_load():
     from_file = aqmlab.load(EXAMPLE)
     from_text = aqmlab.loads(EXAMPLE.read_text(), name="example")

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import duckdb
@@ -720,3 +721,30 @@ def error_line(result: subprocess.CompletedProcess[str]) -> str:
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     return lines[0]
+
+
+def test_the_build_identity_is_the_version_and_a_hash_of_the_compiled_core():
+    # Only the core computes a run's numbers: an edited .py file must not block a resume.
+    core = Path(aqmlab._core.__file__).read_bytes()
+    assert build_identity() == f"{aqmlab.__version__}+{hashlib.sha256(core).hexdigest()[:12]}"
+
+
+def test_two_dict_sweeps_of_one_name_keep_a_plan_each(tmp_path: Path):
+    slow = tomllib.loads(BASE)
+    fast = tomllib.loads(BASE.replace('rate = "1Mbps"', 'rate = "2Mbps"'))
+    store = tmp_path / "s.duckdb"
+    for base in (slow, fast):
+        spec = {"name": "same", "base": base, "seeds": [1], "set": {"simulation.duration": "3s"}}
+        frame = aqmlab.sweep(spec, store=store, workers=1, table="runs", progress=False)
+        assert frame.attrs["sweep"].stale_in_store == 0
+    plans = query(store, "SELECT sweep, count(DISTINCT base) FROM plans GROUP BY sweep")
+    assert plans == [("same", 2)]
+    again = aqmlab.sweep(
+        {"name": "same", "base": slow, "seeds": [1], "set": {"simulation.duration": "3s"}},
+        store=store,
+        workers=1,
+        table="runs",
+        progress=False,
+    )
+    assert again.attrs["sweep"].stale_in_store == 0 and len(again) == 1
+    assert query(store, "SELECT count(*) FROM runs") == [(2,)]

@@ -12,11 +12,12 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any, cast
 
 import tomli_w
 
 from aqmlab import _core
-from aqmlab._args import check_overrides, check_path, check_text, check_tree, shown
+from aqmlab._args import check_overrides, check_path, check_text, check_tree, plain_values, shown
 from aqmlab._core import Scenario, ScenarioError
 
 # {"simulation.seed": 3} or [("simulation.seed", "3")]: values mean what VALUE means in `--set KEY=VALUE`;
@@ -60,7 +61,8 @@ def from_dict(data: Mapping[str, object], name: str = "<dict>", overrides: Overr
         )
     check_tree(data, "data", name)
     try:
-        text = tomli_w.dumps(data)
+        # numpy/pandas scalars (a dict built from a DataFrame's rows) as the Python numbers they stand for.
+        text = tomli_w.dumps(cast(Mapping[str, Any], plain_values(data)))
     except (TypeError, ValueError) as error:
         raise ScenarioError(f"{name}: cannot convert to TOML: {error}") from error
     return loads(text, name, overrides)

@@ -208,3 +208,26 @@ def test_results_refuse_what_is_not_results(tmp_path: Path):
     bad.write_text("{not json")
     with pytest.raises(ValueError, match=f"^{bad}: not a results JSON file: "):
         aqmlab.Results.read(bad)
+
+
+def test_from_dict_takes_numpy_scalars_inside_the_dict(scenario_file: Path):
+    # A dict built from a pandas row carries numpy scalars; each must mean the Python number.
+    import tomllib
+
+    plain = tomllib.loads(scenario_file.read_text())
+    plain["simulation"]["seed"] = 3
+    plain["link"][0]["queue"] = {"discipline": "red", "limit": 40, "min_th": 5, "max_th": 15, "max_p": 0.25}
+    plain["link"][0]["queue"]["ecn"] = False
+    numpy_made = tomllib.loads(scenario_file.read_text())
+    numpy_made["simulation"]["seed"] = np.int64(3)
+    numpy_made["link"][0]["queue"] = {
+        "discipline": "red",
+        "limit": pd.Series([40])[0],
+        "min_th": np.uint16(5),
+        "max_th": np.int32(15),
+        "max_p": np.float64(0.25),
+        "ecn": np.bool_(False),
+    }
+    expected = aqmlab.from_dict(plain).to_json()
+    assert aqmlab.from_dict(numpy_made).to_json() == expected
+    assert '"max_p":0.25' in expected.replace(" ", "")

@@ -167,10 +167,15 @@ fn convert(value: &DeValue<'_>, at: Origin, lines: &LineIndex, src: &Source, fie
                 10 => text.parse::<i64>().ok(),
                 radix => i64::from_str_radix(text.trim_start_matches(['+']).get(2..).unwrap_or(""), radix).ok(),
             };
-            Val::Int(
-                parsed
-                    .ok_or_else(|| src.error(&at, field, format!("integer {} does not fit in 64 bits", i.as_str())))?,
-            )
+            Val::Int(parsed.ok_or_else(|| {
+                // TOML integers are signed; a seed (unsigned, like --seed) above that can be a string.
+                let hint = if field.ends_with("seed") && text.parse::<u64>().is_ok() {
+                    format!(" (above 2^63-1, TOML's largest integer; write a larger seed as a string: \"{text}\")")
+                } else {
+                    " (TOML integers are from -2^63 to 2^63-1)".to_string()
+                };
+                src.error(&at, field, format!("integer {} does not fit in 64 bits{hint}", i.as_str()))
+            })?)
         }
         DeValue::Float(f) => {
             let text = f.as_str().replace('_', "");
@@ -276,6 +281,9 @@ pub struct Bytes(pub u64);
 /// A probability in [0, 1].
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Prob(pub f64);
+/// A random seed, 0 to 2^64-1: an integer, or (above TOML's largest integer, 2^63-1) a string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Seed(pub u64);
 
 /// A buffer limit: packets (an integer), bytes (a size string) or `"unbounded"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -460,12 +468,33 @@ impl FromNode for Prob {
     }
 }
 
+impl FromNode for Seed {
+    const UNIT: &'static str = "integer from 0 to 2^64-1 (above 2^63-1 as a string)";
+    fn from_node(val: &Val) -> std::result::Result<Self, String> {
+        match val {
+            Val::Int(i) if *i >= 0 => Ok(Seed(*i as u64)),
+            Val::Str(s) => {
+                s.trim().parse::<u64>().map(Seed).map_err(|_| format!("\"{s}\" is not a seed (allowed: 0 to 2^64-1)"))
+            }
+            Val::Int(i) => Err(format!("{i} is not a seed (allowed: 0 to 2^64-1)")),
+            v => Err(expect(v, "a whole number from 0 to 2^64-1")),
+        }
+    }
+    fn show(&self) -> String {
+        self.0.to_string()
+    }
+}
+
 impl FromNode for Limit {
     const UNIT: &'static str = "packets (integer), bytes (\"64KB\") or \"unbounded\"";
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Int(i) if *i >= 1 && *i <= u32::MAX as i64 => Ok(Limit::Packets(*i as u32)),
-            Val::Int(i) => Err(format!("{i} packets is not a buffer (allowed: 1 or more packets)")),
+            Val::Int(i) if *i > u32::MAX as i64 => Err(format!(
+                "{i} packets is more than the largest packet limit, {} (for a larger buffer give bytes, or \"unbounded\")",
+                u32::MAX
+            )),
+            Val::Int(i) => Err(format!("{i} packets is not a buffer (allowed: 1 to {} packets)", u32::MAX)),
             Val::Str(s) if s == "unbounded" => Ok(Limit::Unbounded),
             Val::Str(s) => match units::parse_size(s) {
                 Ok(0) => Err("a buffer of 0 bytes holds nothing".into()),

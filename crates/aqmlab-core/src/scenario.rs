@@ -30,6 +30,8 @@ use std::collections::{HashMap, VecDeque};
 
 use serde::Serialize;
 
+pub mod budget;
+
 use crate::agent::Schedule;
 use crate::app::{self, FlowParams};
 use crate::conf::{
@@ -157,6 +159,10 @@ pub struct Scenario {
     pub links: Vec<LinkSpec>,
     pub flows: Vec<FlowSpec>,
     pub trace: TraceSpec,
+    /// Limits checked before the run (crate::budget); they change no result, so they are not
+    /// part of the scenario's identity.
+    #[serde(skip)]
+    pub budgets: budget::Budgets,
     /// What the overrides did besides setting a value (a discipline switched to its defaults),
     /// for the user to read; not part of the scenario's identity.
     #[serde(skip)]
@@ -584,6 +590,8 @@ struct SimSettings {
     max_events: Option<u64>,
     max_queue_pkts: u64,
     max_packets: u64,
+    flow_state_limit: (u64, Origin),
+    max_event_rate: Option<u64>,
 }
 
 /// Read `[simulation]` (in catalogue mode: document it).
@@ -596,7 +604,7 @@ fn read_simulation(f: &mut Fields) -> Result<SimSettings> {
         "warmup",
         format!("must be shorter than duration ({})", crate::units::fmt_duration(duration.0)),
     )?;
-    let seed: u64 = f.or("seed", 1u64, "master random seed")?;
+    let seed = f.or("seed", crate::conf::Seed(1), "master random seed")?.0;
     let name: Option<String> = f.opt("name", "scenario name (default: the file name)")?;
     let max_events: Option<u64> = f.opt("max_events", "stop with an error after this many events")?;
     f.ensure(max_events != Some(0), "max_events", "must be at least 1 (leave it out for no limit)")?;
@@ -613,7 +621,34 @@ fn read_simulation(f: &mut Fields) -> Result<SimSettings> {
         "max_packets",
         format!("must be from 1 to {MAX_PACKETS_CAP}"),
     )?;
-    Ok(SimSettings { duration, warmup, seed, name, max_events, max_queue_pkts, max_packets })
+    let flow_state_limit: u64 = f.or(
+        "flow_state_limit",
+        budget::DEFAULT_FLOW_STATE_ENTRIES,
+        "refuse a scenario whose flow-queueing disciplines (fq, fq_bit, selective decbit, drr, sfq, fred, fq_codel, \
+         fq_pie) would keep more per-flow (or per-bucket) entries than this, all link directions together \
+         (about 128 bytes each)",
+    )?;
+    let max_event_rate: Option<u64> = f.opt(
+        "max_event_rate",
+        "stop with an error when the events per simulated second, counted from the start, exceed this \
+         (checked from 10^7 events on; default: 1000 events for every packet the link directions could carry at \
+         40-byte packets, plus 10^6 and the trace's samples per second)",
+    )?;
+    f.ensure(max_event_rate != Some(0), "max_event_rate", "must be at least 1 (leave it out for the default)")?;
+    // Its line when written; otherwise none (the message then names the link, not [simulation]).
+    let written = f.origin("flow_state_limit") != f.origin("");
+    let flow_state_limit = (flow_state_limit, if written { f.origin("flow_state_limit") } else { Origin::Default });
+    Ok(SimSettings {
+        duration,
+        warmup,
+        seed,
+        name,
+        max_events,
+        max_queue_pkts,
+        max_packets,
+        flow_state_limit,
+        max_event_rate,
+    })
 }
 
 /// The keys of a `[[link]]` entry.
@@ -812,9 +847,21 @@ fn read_flow_keys(f: &mut Fields, duration: u64) -> Result<FlowKeys> {
     let jitter: Duration =
         f.or("start_jitter", Duration(0), "start at a uniform random time in [start, start + start_jitter]")?;
     let stop: Option<Duration> = f.opt("stop", "when the source stops (default: never)")?;
-    f.ensure(start.0 + jitter.0 < duration, "start", "(plus start_jitter) is not before the end of the simulation")?;
+    let latest_start = start.0.saturating_add(jitter.0);
+    f.ensure(latest_start < duration, "start", "(plus start_jitter) is not before the end of the simulation")?;
     if let Some(stop) = stop {
         f.ensure(stop.0 > start.0, "stop", "must be after start")?;
+        // A start drawn past the stop would send nothing, silently.
+        f.ensure(
+            stop.0 > latest_start,
+            "start_jitter",
+            format!(
+                "start + start_jitter ({}) reaches stop ({}): a start drawn there would send nothing; \
+                 make start_jitter shorter than stop - start",
+                crate::units::fmt_duration(latest_start),
+                crate::units::fmt_duration(stop.0)
+            ),
+        )?;
     }
     Ok(FlowKeys { name, count, indices, src, dst, kind, group, start, jitter, stop })
 }
@@ -868,8 +915,17 @@ impl<'a> Builder<'a> {
             }
         };
         let mut f = Fields::new(self.src, "simulation", sim_table.0, sim_table.1.clone());
-        let SimSettings { duration, warmup, seed, name, max_events, max_queue_pkts, max_packets } =
-            read_simulation(&mut f)?;
+        let SimSettings {
+            duration,
+            warmup,
+            seed,
+            name,
+            max_events,
+            max_queue_pkts,
+            max_packets,
+            flow_state_limit,
+            max_event_rate,
+        } = read_simulation(&mut f)?;
         self.max_packets = max_packets;
         f.finish()?;
 
@@ -889,9 +945,17 @@ impl<'a> Builder<'a> {
         for (t, at) in flow_entries {
             self.read_flow(t, at, duration.0, &mut routes, &mut flows)?;
         }
+        let mut budgets = budget::Budgets {
+            flow_state_entries: flow_state_limit.0,
+            event_rate: max_event_rate,
+            ..Default::default()
+        };
+        budgets.origins[2] = flow_state_limit.1;
         let trace = match root.get("trace") {
             None => TraceSpec::default(),
-            Some(Node { val: Val::Table(t), at }) => self.read_trace(t, at.clone(), &flows, duration.0)?,
+            Some(Node { val: Val::Table(t), at }) => {
+                self.read_trace(t, at.clone(), &flows, duration.0, &mut budgets)?
+            }
             Some(n) => return Err(self.src.error(&n.at, "trace", "must be a [trace] table")),
         };
         if let (Some(iv), Some(Node { val: Val::Table(t), at })) = (trace.interval, root.get("trace")) {
@@ -912,8 +976,9 @@ impl<'a> Builder<'a> {
             }
         }
         self.check_buffers_hold_a_packet(&flows)?;
+        let src = self.src;
         let file_stem = std::path::Path::new(&self.src.path).file_stem().map(|s| s.to_string_lossy().to_string());
-        Ok(Scenario {
+        let scenario = Scenario {
             path: self.src.path.clone(),
             name: name.or(file_stem).unwrap_or_else(|| "scenario".into()),
             duration_ns: duration.0,
@@ -926,8 +991,11 @@ impl<'a> Builder<'a> {
             links: self.links,
             flows,
             trace,
+            budgets,
             notes: Vec::new(),
-        })
+        };
+        budget::check(&scenario, src)?;
+        Ok(scenario)
     }
 
     fn read_link(&mut self, t: &Table, at: Origin) -> Result<()> {
@@ -1364,9 +1432,20 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    fn read_trace(&self, t: &Table, at: Origin, flows: &[FlowSpec], duration: u64) -> Result<TraceSpec> {
+    fn read_trace(
+        &self,
+        t: &Table,
+        at: Origin,
+        flows: &[FlowSpec],
+        duration: u64,
+        budgets: &mut budget::Budgets,
+    ) -> Result<TraceSpec> {
         let mut f = Fields::new(self.src, "trace", t, at);
         let keys = read_trace_keys(&mut f)?;
+        budgets.series_values = keys.series_limit;
+        budgets.pcap_bytes = keys.pcap_limit.0;
+        budgets.origins[0] = f.origin("series_limit");
+        budgets.origins[1] = f.origin("pcap_limit");
         let links = self.match_links(&f, "links", &keys.links)?;
         let flow_ids = match_flows(&f, "flows", &keys.flows, flows)?;
         let pcap = self.match_links(&f, "pcap", &keys.pcap)?;
@@ -1491,6 +1570,8 @@ struct TraceKeys {
     packets_from: Duration,
     packets_to: Option<Duration>,
     packets_limit: crate::conf::Bytes,
+    series_limit: u64,
+    pcap_limit: crate::conf::Bytes,
 }
 
 /// Read the keys of `[trace]` (in catalogue mode: document them).
@@ -1534,7 +1615,20 @@ fn read_trace_keys(f: &mut Fields) -> Result<TraceKeys> {
         crate::conf::Bytes(1_000_000_000),
         "refuse a packet log whose estimated size (links busy throughout) is larger, bytes",
     )?;
+    let series_limit: u64 = f.or(
+        "series_limit",
+        budget::DEFAULT_SERIES_VALUES,
+        "refuse time series that would hold more values than this (samples x columns, all traced links and flows \
+         together; 8 bytes each in memory, more as JSON)",
+    )?;
+    let pcap_limit = f.or(
+        "pcap_limit",
+        crate::conf::Bytes(budget::DEFAULT_PCAP_BYTES),
+        "refuse pcap captures whose estimated size (links busy throughout, 76 bytes a packet) is larger, bytes",
+    )?;
     Ok(TraceKeys {
+        series_limit,
+        pcap_limit,
         interval,
         links,
         flows,

@@ -432,6 +432,17 @@ impl Simulation {
                     max_events
                 )));
             }
+            if crate::scenario::budget::event_rate_due(self.events) {
+                if let Some(storm) = crate::scenario::budget::event_storm(&self.sc, self.events, t) {
+                    let (_, flow) = invariants::busiest(self);
+                    let flow = flow
+                        .map(|(f, n)| format!("; busiest flow '{}' ({n} packets sent)", self.sc.flows[f].name))
+                        .unwrap_or_default();
+                    return Err(SimError(format!(
+                        "{storm}{flow}; raise max_event_rate if the run is meant to be this dense"
+                    )));
+                }
+            }
             if t >= self.measure_from && self.window.waiting() {
                 self.start_window();
             }
@@ -733,8 +744,13 @@ impl Simulation {
             let main = invariants::main_flow_in_queue(self, link_id as usize)
                 .map(|(f, n)| format!(", {n} of them from flow '{}'", self.sc.flows[f].name))
                 .unwrap_or_default();
+            let buffer = match self.links[link_id as usize].q.limit() {
+                crate::conf::Limit::Unbounded => "the buffer is unbounded".to_string(),
+                crate::conf::Limit::Bytes(b) => format!("its buffer ({b} bytes) holds more packets than that"),
+                crate::conf::Limit::Packets(n) => format!("its buffer ({n} packets) is larger than that"),
+            };
             return Err(SimError(format!(
-                "link '{}': queue grew past {} packets (simulation.max_queue_pkts) at {:.3} s{main}; the offered load exceeds the link and the buffer is unbounded",
+                "link '{}': queue grew past {} packets (simulation.max_queue_pkts) at {:.3} s{main}; the offered load exceeds the link and {buffer}: give a smaller limit, or raise max_queue_pkts",
                 self.sc.links[link_id as usize].name,
                 self.sc.max_queue_pkts,
                 now as f64 * 1e-9

@@ -291,6 +291,9 @@ fn run(
     traces_dir: Option<std::path::PathBuf>,
 ) -> PyResult<PyRunResults> {
     let sc = &scenario.inner;
+    // A run the system cannot hold is refused here: a failed allocation midway would abort Python.
+    aqmlab_core::scenario::budget::probe_memory(sc)
+        .map_err(|e| SimulationError::new_err(format!("{}: {e}", sc.path)))?;
     let mut sim = guarded(py, &sc.path, || Simulation::new(sc, seed))?;
     if let Some(dir) = &traces_dir {
         sim.trace_packets_to(dir).map_err(|e| {

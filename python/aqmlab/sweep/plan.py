@@ -13,11 +13,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import tomli_w
 
 from aqmlab import _core
+from aqmlab._args import plain_values
 from aqmlab._core import Scenario, ScenarioError
 from aqmlab.scenario import override_pairs, read_scenario_text
 from aqmlab.sweep.spec import PathLike, SweepError, SweepSpec, _with_line
@@ -62,7 +63,9 @@ class Plan:
     base_text: str
     points: tuple[Point, ...]
     seeds: tuple[int, ...]
-    base_id: str = "<dict>"  # the base file's absolute path: with the name, what the store keys the plan by
+    # With the name, what the store keys the plan by: the base file's absolute path, or for a dict
+    # "<dict HASH>" (its expanded scenario's hash).
+    base_id: str = "<dict>"
 
     @property
     def param_keys(self) -> list[str]:
@@ -95,7 +98,7 @@ def plan(spec: SweepSpec) -> Plan:
     if isinstance(spec.base, Mapping):
         base_path = "<dict>"
         try:
-            base_text = tomli_w.dumps(spec.base)
+            base_text = tomli_w.dumps(cast(Mapping[str, Any], plain_values(spec.base)))
         except (TypeError, ValueError) as error:
             raise ScenarioError(f"{base_path}: cannot convert to TOML: {error}") from None
         base = _core.parse_scenario(base_text, base_path, [])
@@ -131,7 +134,10 @@ def plan(spec: SweepSpec) -> Plan:
         field = f"{section}: {found.group(1)}" if section and found else "point"
         message = f"{spec.source}: {field}: no point of the sweep is a valid scenario, so nothing would run; the first: {first}"
         raise SweepError(_located(spec, message))
-    base_id = "<dict>" if isinstance(spec.base, Mapping) else os.path.abspath(os.fspath(spec.base))
+    # A file base is identified by its path, so an edited file makes its earlier runs stale; a dict
+    # has no path, so by its content: two dict sweeps of one name keep a plan each (an edited dict
+    # is another sweep, whose earlier runs --prune does not remove).
+    base_id = f"<dict {base_hash[:16]}>" if isinstance(spec.base, Mapping) else os.path.abspath(os.fspath(spec.base))
     return Plan(spec.name or base.name, base_path, base_text, tuple(points), tuple(cast(Sequence[int], seeds)), base_id)
 
 

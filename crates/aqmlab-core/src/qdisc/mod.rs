@@ -402,10 +402,22 @@ pub fn read_queue(src: &Source, path: &str, t: &Table, at: Origin) -> Result<Qdi
             .collect();
         if let Some(first) = owners.first() {
             let set_path = path.replace('[', ".").replace(']', "");
+            // What the switch does (scenario.rs, switch_discipline): keys both read stay.
+            let first_keys = find(first).map(discipline_keys).unwrap_or_default();
+            let kept: Vec<&str> = t
+                .entries
+                .iter()
+                .map(|(k, _)| k.as_str())
+                .filter(|k| *k != "discipline" && *k != key && first_keys.iter().any(|f| f == k))
+                .collect();
+            let keeps = if kept.is_empty() {
+                format!("the queue then takes {first}'s defaults")
+            } else {
+                format!("the queue then keeps {} and takes {first}'s defaults for the rest", kept.join(", "))
+            };
             e.message += &format!(
                 "; {key} is a parameter of {}: switch with --set {set_path}.discipline={first} \
-                 (the queue then starts from {first}'s defaults), or write the whole table, \
-                 as queue = {{ discipline = \"{first}\", {key} = ... }}",
+                 ({keeps}), or write the whole table, as queue = {{ discipline = \"{first}\", {key} = ... }}",
                 owners.join(", ")
             );
         }

@@ -56,6 +56,11 @@ fn a_queue_past_max_queue_pkts_stops_the_run_naming_the_link_and_the_flow() {
     let at: f64 = e.split(" at ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
     // 1 Mbps of excess, 1000-byte packets: 1000 packets pile up in about 8 s.
     assert!((7.0..10.0).contains(&at), "{e}");
+    assert!(e.ends_with("the buffer is unbounded: give a smaller limit, or raise max_queue_pkts"), "{e}");
+    // A finite buffer larger than the guard is not called unbounded.
+    let bytes = overload("max_queue_pkts = 1000", "1ms").replace("\"unbounded\"", "\"1000GB\"");
+    let e = run(&bytes).err().expect("the guard trips").to_string();
+    assert!(e.contains("its buffer (1000000000000 bytes) holds more packets than that"), "{e}");
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod access;
 mod aqm;
 mod bad_inputs;
 mod bbr;
+mod budgets;
 mod catalogue;
 mod choke_models;
 mod choke_vs_red;
