@@ -71,5 +71,11 @@ def test_plot_series_draws_a_runs_series(tmp_path: Path):
     )
     assert (
         result.returncode == 2
-        and "--column cwnd_pkts: not recorded for flow:udp (columns: throughput_bps)" in result.stderr
+        and "--column cwnd_pkts: not recorded for flow:udp (columns: drops, drops:" in result.stderr
     )
+    # Drop counts per interval, by reason, drawn as steps over each interval.
+    result = run_cli(
+        "plot-series", scenario, "--set", "simulation.duration=12s", "--link", "b*", "--column", "drops",
+        "--column", "drops:match", "--style", "paper", "--out", tmp_path / "d.pdf",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr

@@ -56,7 +56,15 @@ def test_every_series_column_is_described_with_its_unit(reference: str):
     text = _section(reference, "### Series columns")
     for owner in ("link", "flow"):
         for column in catalogue()["series"][owner]:
-            assert f"| `{column['name']}` | {column['unit']} | {column['kind']} |" in text
+            assert f"| `{column['name']}` | {column['label']} | {column['unit']} | {column['kind']} |" in text
+
+
+def test_every_results_column_is_described_with_its_label_and_unit(reference: str):
+    text = _section(reference, "## Results columns")
+    for table, columns in catalogue()["results"].items():
+        assert f"### `{table}`:" in text
+        for column in columns:
+            assert f"| `{column['name']}` | {column['label']} | {column['unit']} |" in text, (table, column["name"])
 
 
 def test_the_defaults_a_newcomer_asked_about_are_stated(reference: str):
@@ -64,7 +72,9 @@ def test_the_defaults_a_newcomer_asked_about_are_stated(reference: str):
     assert '| `delay` | duration (s, ms, us, ns) | `"0s"` |' in link
     assert "DropTail queue of 100 packets" in link
     assert "shortest path by hop count" in reference
-    assert "`qlen_pkts` | packets | sample" in reference and "`throughput_bps` | bit/s | interval" in reference
+    assert "`qlen_pkts` | queue length | packets | sample" in reference
+    assert "`throughput_bps` | throughput | bit/s | interval" in reference
+    assert "`drops:REASON` | REASON drops | packets | interval" in reference
 
 
 def test_every_page_in_the_navigation_exists():

@@ -252,6 +252,28 @@ def test_tshark_counts_each_senders_retransmissions(tmp_path):
         assert len(flagged) == flow.retransmits, flow.name
 
 
+needs_tcptrace = pytest.mark.skipif(shutil.which("tcptrace") is None, reason="tcptrace is not installed")
+
+
+def tcptrace_counts(path: Path, field: str) -> list[int]:
+    """Per connection of `path`, tcptrace's count `field` (such as "rexmt data pkts") from the
+    first host to the second: the direction of the data in a capture on the data's path."""
+    out = subprocess.run(["tcptrace", "-l", "-n", str(path)], capture_output=True, text=True, check=True).stdout
+    return [int(line.split(":")[1].split()[0]) for line in out.splitlines() if line.strip().startswith(f"{field}:")]
+
+
+@needs_tcptrace
+def test_tcptrace_counts_what_aqmlab_counts(tmp_path):
+    # Ostermann's tcptrace, a second analyser: no retransmission or reordering in a lossless
+    # run, and each sender's retransmissions in a lossy one.
+    aqmlab.run(aqmlab.loads(TWO_SENDERS.replace("LIMIT", "1000"), "lossless.toml"), traces_dir=tmp_path / "a")
+    for pcap in (tmp_path / "a").glob("*.pcap"):
+        assert set(tcptrace_counts(pcap, "rexmt data pkts") + tcptrace_counts(pcap, "outoforder pkts")) == {0}
+    results = aqmlab.run(aqmlab.loads(TWO_SENDERS.replace("LIMIT", "8"), "lossy.toml"), traces_dir=tmp_path / "b")
+    for i, flow in enumerate(results.flows.itertuples(), start=1):
+        assert tcptrace_counts(tmp_path / "b" / f"s{i}-r1.pcap", "rexmt data pkts") == [flow.retransmits] != [0]
+
+
 WORKLOAD = """
 [simulation]
 duration = "3s"

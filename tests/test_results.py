@@ -7,8 +7,9 @@ import math
 
 import pytest
 
+import aqmlab
 from aqmlab import Results
-from support import REPO_ROOT
+from support import EXAMPLE, REPO_ROOT
 
 # The smallest results JSON with the shapes Results flattens: nested reasons, per-link flows, series.
 SYNTHETIC = {
@@ -122,3 +123,33 @@ def test_columns_need_no_pandas_and_refuse_unknown_tables():
 
 def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def test_drop_and_mark_series_add_up_to_the_runs_counts():
+    # With no warmup and the sources stopped before the last sample, the per-interval counts of a
+    # link and of a flow sum to their whole-run totals, and the per-reason columns to the
+    # interval's total.
+    text = EXAMPLE.read_text() + '[trace]\ninterval = "100ms"\nlinks = ["bottleneck"]\nflows = ["all"]\n'
+    overrides = {
+        "simulation.warmup": "0s",
+        "simulation.duration": "4s",
+        "flow.udp*.stop": "3.5s",
+        "link.bottleneck.rate": "1.5Mbps",
+        "link.bottleneck.queue": {"discipline": "red", "min_th": 5, "max_th": 15, "limit": 40},
+    }
+    scenario = aqmlab.loads(text, "dumbbell.toml", overrides)
+    results = aqmlab.run(scenario)
+    link = results.series["link:bottleneck"]
+    assert link["t_s"].iloc[-1] == pytest.approx(3.9)
+    row = results.links.set_index("name").loc["bottleneck"]
+    assert link["drops"].sum() == row["dropped_pkts"] > 0
+    reasons = [c for c in link.columns if c.startswith("drops:")]
+    assert reasons and set(reasons) <= {"drops:early", "drops:forced", "drops:overflow"}
+    assert (link[reasons].sum(axis=1) == link["drops"]).all()
+    for reason in reasons:
+        assert link[reason].sum() == row[f"drops_by_reason.{reason.split(':')[1]}"]
+    flows = results.flows.set_index("name")
+    for name, flow in flows.iterrows():
+        series = results.series[f"flow:{name}"]
+        assert series["drops"].sum() == flow["total_dropped_pkts"], name
+        assert (series["drops"] >= 0).all()

@@ -20,7 +20,7 @@ import math
 import os
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from aqmlab.sweep.store import Store, quote, stale_warning
 
@@ -171,7 +171,9 @@ def summarize(
                 + (f" (link {link!r})" if link else "")
                 + (f" (where {where})" if where else "")
             )
-        warnings = _pooled_params(the_store, table, condition, arguments, [p for p in params if p not in (x, by)])
+        warnings = _pooled_params(
+            the_store, table, condition, arguments, [p for p in params if p not in (x, by)], (x, by)
+        )
         stale = len(the_store.stale_runs())
         if stale:
             warnings.insert(0, stale_warning(stale))
@@ -221,6 +223,7 @@ def summarize(
             "warnings": warnings,
             "flow": flow,
             "link": link,
+            "workload": workload,
         }
     )
     return summary
@@ -280,9 +283,21 @@ def _default_by(store: Store, table: str, columns: dict[str, str], params: list[
     return disciplines[0] if disciplines else None
 
 
-def _pooled_params(store: Store, table: str, condition: str, arguments: list, keys: list[str]) -> list[str]:
+def _pooled_params(
+    store: Store, table: str, condition: str, arguments: list, keys: list[str], point: tuple[str, str | None]
+) -> list[str]:
+    """Swept keys that take several values within one plotted point (one x on one line): those
+    runs are pooled. A key that changes only with x or with the line pools nothing."""
     warnings = []
+    group = ", ".join(quote(column) for column in dict.fromkeys(c for c in point if c))
     for key in keys:
+        row = store.con.execute(
+            f"SELECT coalesce(max(n), 0) FROM (SELECT count(DISTINCT coalesce(CAST({quote(key)} AS VARCHAR), "
+            f"'(not set)')) AS n FROM {table} WHERE {condition}{f' GROUP BY {group}' if group else ''})",
+            arguments,
+        ).fetchone()
+        if row is None or row[0] < 2:
+            continue
         values = [
             row[0]
             for row in store.con.execute(
@@ -314,18 +329,21 @@ def plot_metric(
     title: str | None = None,
     out: str | os.PathLike[str] | None = None,
     workload: str | None = None,
+    raw_labels: bool = False,
+    style: str | None = None,
 ) -> Figure:
     """Draw :func:`summarize`'s result: one line per ``by`` value, error bars for the interval.
 
     Writes ``out`` (``.png``, ``.svg``, ``.pdf``: any format matplotlib knows by extension) if given.
-    The returned Figure carries the summary as ``figure.summary``.
+    The returned Figure carries the summary as ``figure.summary``. ``raw_labels`` and ``style`` are
+    :func:`draw`'s.
     """
     summary = summarize(
         store, metric, x, by=by, flow=flow, link=link, where=where, agg=agg, level=level, workload=workload
     )
-    figure = draw(summary, logx=logx, logy=logy, title=title)
+    figure = draw(summary, logx=logx, logy=logy, title=title, raw_labels=raw_labels, style=style)
     if out is not None:
-        figure.savefig(os.fspath(out))
+        save(figure, out)
     return figure
 
 
@@ -353,7 +371,7 @@ def metric_unit(metric: str, largest: float) -> tuple[str, float]:
 
 
 def metric_label(metric: str, unit: str) -> str:
-    """``mean_qdelay_s`` in ms -> ``mean qdelay (ms)``."""
+    """``mean_qdelay_s`` in ms -> ``mean qdelay (ms)``: the raw label (``--raw-labels``)."""
     name = metric
     for suffix in (*_METRIC_UNITS, *_METRIC_SCALES):
         if name.endswith(suffix) and name != suffix:
@@ -361,6 +379,54 @@ def metric_label(metric: str, unit: str) -> str:
             break
     name = name.replace("_", " ")
     return f"{name} ({unit})" if unit else name
+
+
+# Figure styles: size in inches and matplotlib settings. "paper" fits one column of a two-column
+# paper (3.5 in wide) at the text's size (8 pt), with TrueType fonts in PDF (type 3 fonts are
+# refused by many publishers' checks) and 300 dpi for raster formats.
+STYLES = {
+    "screen": ((6.4, 4.0), {}),
+    "paper": (
+        (3.5, 2.4),
+        {
+            "font.size": 8,
+            "axes.titlesize": 8,
+            "axes.labelsize": 8,
+            "legend.fontsize": 7,
+            "legend.title_fontsize": 7,
+            "xtick.labelsize": 7,
+            "ytick.labelsize": 7,
+            "lines.linewidth": 1.0,
+            "lines.markersize": 3,
+            "errorbar.capsize": 2,
+            "axes.linewidth": 0.6,
+            "grid.linewidth": 0.4,
+            "pdf.fonttype": 42,
+            "ps.fonttype": 42,
+            "savefig.dpi": 300,
+            "savefig.bbox": "tight",
+            "savefig.pad_inches": 0.02,
+        },
+    ),
+}
+
+
+def style_settings(style: str | None) -> tuple[tuple[float, float], dict[str, object]]:
+    """(figure size in inches, matplotlib settings) of a named style (None: ``screen``)."""
+    if style is None:
+        return STYLES["screen"]
+    if style not in STYLES:
+        raise PlotError(f"style: expected one of {', '.join(STYLES)}, got {style!r}")
+    return STYLES[style]
+
+
+def save(figure: Figure, out: str | os.PathLike[str]) -> None:
+    """Write ``figure`` to ``out`` (format by extension) under the settings of the style it was
+    drawn in (fonts embedded as TrueType, resolution)."""
+    import matplotlib
+
+    with matplotlib.rc_context(cast(Any, getattr(figure, "aqmlab_rc", {}))):
+        figure.savefig(os.fspath(out))
 
 
 def draw(
@@ -375,47 +441,81 @@ def draw(
     hlines: Sequence[tuple[float, str]] = (),
     diagonal: str | None = None,
     points: Sequence[tuple[object, float, str]] = (),
+    raw_labels: bool = False,
+    style: str | None = None,
 ) -> Figure:
     """Draw a :func:`summarize` result: one line per ``by`` value, error bars for the interval.
 
-    The y axis is in the unit the metric's name implies (Mbps for ``*_bps``, ms for short ``*_s``,
-    ...), with a label saying so; ``xlabel`` and ``ylabel`` replace the labels. ``labels`` maps a
-    line's value (``red``) to its legend text; a line whose value is not set is "(not set)".
-    ``hlines`` are reference lines ``(y, label)`` and ``diagonal`` the label of the line y = x (the
-    offered load, when x is a source's rate), both in the metric's stored unit (bit/s, s, ...).
-    ``points`` are published values ``(x, y, label)`` drawn as markers (x as swept, such as
-    ``"1Mbps"``, or a number; y in the stored unit). ``title`` (default: none; the interval is
-    stated in small print above the plot, on the right) is the figure's title.
+    The axes are labelled from the catalogue of results columns: the quantity's name and the unit
+    it is drawn in ("sparse flow's mean queueing delay (ms)"), the swept key in words and the unit
+    its values are written in ("flood rate (Mbps)"; the ticks then show the numbers alone);
+    ``raw_labels`` writes the store's names instead (``mean_qdelay_s``, ``flow.flood.rate``), and
+    ``xlabel`` and ``ylabel`` replace either. The y unit is the largest that keeps the numbers at
+    or above 1 (ms for 0.25 s). ``labels`` maps a line's value (``red``) to its legend text; a
+    line whose value is not set is "(not set)". ``hlines`` are reference lines ``(y, label)`` and
+    ``diagonal`` the label of the line y = x (the offered load, when x is a source's rate), both in
+    the metric's stored unit (bit/s, s, ...). ``points`` are published values ``(x, y, label)``
+    drawn as markers (x as swept, such as ``"1Mbps"``, or a number; y in the stored unit).
+    ``title`` (default: none; the interval is stated in small print above the plot, on the right)
+    is the figure's title. ``style`` is ``"screen"`` (the default) or ``"paper"``: one column of
+    a two-column paper, 8 pt text; :func:`save` writes it with its settings.
     """
+    import matplotlib
+
+    size, rc = style_settings(style)
+    # Text and lines take their sizes from the settings in force when they are made.
+    with matplotlib.rc_context(cast(Any, rc)):
+        figure = _draw(
+            summary, size, logx=logx, logy=logy, title=title, labels=labels, xlabel=xlabel, ylabel=ylabel,
+            hlines=hlines, diagonal=diagonal, points=points, raw_labels=raw_labels,
+        )  # fmt: skip
+    setattr(figure, "aqmlab_rc", rc)  # noqa: B010 (save() reads it; Figure declares no such field)
+    return figure
+
+
+def _draw(summary, size, *, logx, logy, title, labels, xlabel, ylabel, hlines, diagonal, points, raw_labels):
     import pandas as pd
     from matplotlib.figure import Figure
+
+    from aqmlab import labels as words
 
     attrs = summary.attrs
     x, by, metric = attrs["x"], attrs["by"], attrs["metric"]
     numeric = not summary["x_value"].isna().any()
+    # Swept values all written in one unit ("1Mbps", "2Mbps") are drawn in it, the unit said once
+    # in the label; others at their value in base units (bit/s, s), their text as the tick.
+    x_unit = None if raw_labels or not numeric else words.common_unit([str(t) for t in summary[x]])
+    x_factor = 1.0 / _UNITS[x_unit] if x_unit in _UNITS else 1.0
+    if x_unit not in _UNITS:
+        x_unit = None
     if numeric:
-        ticks = dict(zip(summary["x_value"], summary[x]))
+        ticks = {v * x_factor: _tick_text(text, x_unit) for v, text in zip(summary["x_value"], summary[x])}
     else:
         categories = list(dict.fromkeys(summary[x]))
-        ticks = {index: text for index, text in enumerate(categories)}
+        ticks = {index: str(text) for index, text in enumerate(categories)}
     largest = max(
         [float(v) for v in summary["high"].fillna(summary["mean"])]
         + [y for y, _ in hlines]
         + [float(p[1]) for p in points],
         default=1.0,
     )
-    unit, scale = metric_unit(metric, abs(largest))
+    if raw_labels:
+        unit, scale = metric_unit(metric, abs(largest))
+    else:
+        quantity_label, base_unit = words.describe(attrs["table"], metric)
+        unit, scale = words.display_unit(base_unit, abs(largest))
 
     def position(value: object) -> float | None:
         if numeric:
-            return quantity(value)
+            where = quantity(value)
+            return None if where is None else where * x_factor
         return float(categories.index(value)) if value in categories else None
 
-    figure = Figure(figsize=(6.4, 4.0), layout="constrained")
+    figure = Figure(figsize=size, layout="constrained")
     ax = figure.add_subplot()
     groups = summary.groupby(by, sort=False, dropna=False) if by and by != x else [(None, summary)]
     for line, group in groups:
-        where = group["x_value"] if numeric else [categories.index(text) for text in group[x]]
+        where = group["x_value"] * x_factor if numeric else [categories.index(text) for text in group[x]]
         errors = group["half_width"].fillna(0.0) * scale
         if not by or by == x:
             label = None
@@ -423,12 +523,19 @@ def draw(
             label = "(not set)"
         else:
             label = (labels or {}).get(str(line), str(line))
-        ax.errorbar(list(where), group["mean"] * scale, yerr=errors, marker="o", markersize=4, capsize=3, label=label)
+        ax.errorbar(list(where), group["mean"] * scale, yerr=errors, marker="o", capsize=3, label=label)
     for y, text in hlines:
         ax.axhline(y * scale, color="grey", linestyle="--", linewidth=1, label=text)
     if diagonal and numeric:
-        span = sorted(ticks)
-        ax.plot(span, [v * scale for v in span], color="grey", linestyle=":", linewidth=1, label=diagonal)
+        span = sorted(summary["x_value"].unique())
+        ax.plot(
+            [v * x_factor for v in span],
+            [v * scale for v in span],
+            color="grey",
+            linestyle=":",
+            linewidth=1,
+            label=diagonal,
+        )
     for index, (px, py, text) in enumerate(points):
         where = position(px)
         if where is None:
@@ -450,23 +557,17 @@ def draw(
         # Quantities that span orders of magnitude (DropTail's seconds beside CoDel's ms).
         ax.set_yscale("log")
     if len(ticks) <= MAX_TEXT_TICKS:
-        ax.set_xticks(list(ticks), [str(text) for text in ticks.values()])
+        ax.set_xticks(list(ticks), list(ticks.values()))
         ax.minorticks_off()
-    ax.set_xlabel(xlabel or x)
-    what = metric_label(metric, unit)
-    if attrs.get("flow") or attrs.get("link"):
-        where = ", ".join(
-            part
-            for part in (
-                f"flow {attrs['flow']}" if attrs.get("flow") else "",
-                f"link {attrs['link']}" if attrs.get("link") else "",
-            )
-            if part
-        )
-        if _is_glob(attrs.get("flow"), attrs.get("link")):
-            where += f", {attrs['agg']} per run"
-        what = f"{what}\n{where}"
-    ax.set_ylabel(ylabel or what)
+    if raw_labels:
+        ax.set_xlabel(xlabel or x)
+        ax.set_ylabel(ylabel or _raw_ylabel(attrs, metric, unit))
+    else:
+        ax.set_xlabel(xlabel or words.with_unit(words.key_words(x), x_unit or ""))
+        what = words.subject(quantity_label, flow=attrs.get("flow"), link=attrs.get("link"), agg=attrs["agg"])
+        if attrs["table"] == "workloads" and attrs.get("workload") and not _is_glob(attrs.get("workload")):
+            what = f"{attrs['workload']} {what}"
+        ax.set_ylabel(ylabel or words.with_unit(what, unit))
     # Plain numbers on the y axis: the unit is in the label, never an offset such as 1e6.
     if not logy:  # a log axis has its own tick labels
         ax.ticklabel_format(axis="y", style="plain", useOffset=False)
@@ -480,10 +581,38 @@ def draw(
         color="grey",
     )
     if (by and by != x) or hlines or diagonal or points:
-        legend_title = by.rsplit(".", 1)[-1] if by and by != x else None
+        if by and by != x:
+            legend_title = by.rsplit(".", 1)[-1] if raw_labels else words.legend_title(by)
+        else:
+            legend_title = None
         ax.legend(title=legend_title, fontsize="small", title_fontsize="small")
     ax.grid(True, alpha=0.3)
     return figure
+
+
+def _tick_text(text: object, unit: str | None) -> str:
+    """A tick's text: the swept value, without the unit the axis label already states."""
+    text = str(text)
+    if unit and text.endswith(unit):
+        return text[: -len(unit)].strip()
+    return text
+
+
+def _raw_ylabel(attrs, metric: str, unit: str) -> str:
+    what = metric_label(metric, unit)
+    if attrs.get("flow") or attrs.get("link"):
+        where = ", ".join(
+            part
+            for part in (
+                f"flow {attrs['flow']}" if attrs.get("flow") else "",
+                f"link {attrs['link']}" if attrs.get("link") else "",
+            )
+            if part
+        )
+        if _is_glob(attrs.get("flow"), attrs.get("link")):
+            where += f", {attrs['agg']} per run"
+        what = f"{what}\n{where}"
+    return what
 
 
 def _is_glob(*patterns: str | None) -> bool:

@@ -16,7 +16,8 @@ from aqmlab import _core
 
 
 def catalogue() -> dict[str, Any]:
-    """The core's catalogue: sections, disciplines, flow kinds, congestion controls, series columns."""
+    """The core's catalogue: sections, disciplines, flow kinds, congestion controls, series and results
+    columns."""
     return json.loads(_core.catalog())
 
 
@@ -82,6 +83,25 @@ def scenario_reference_markdown(cat: Mapping[str, Any] | None = None) -> str:
     for owner, heading in (("link", "Of a traced link direction"), ("flow", "Of a traced flow")):
         add(f"#### {heading}\n")
         add(_column_table(series[owner]))
+
+    add("## Results columns\n")
+    add(
+        "What a run reports, by the table a sweep store keeps it in (`aqmlab run --json` has the same "
+        "names, nested: `drops_by_reason.early` is `drops_by_reason: {early: ...}`). The label and "
+        "unit are what `aqmlab plot` writes on its axes (`--raw-labels` writes the names instead). "
+        "A name in capitals stands for one column per value: a drop reason, a gauge, a flow group.\n"
+    )
+    headings = {
+        "runs": "`runs`: one row per run",
+        "flows": "`flows`: one row per flow",
+        "links": "`links`: one row per link direction",
+        "link_flows": "`link_flows`: one row per flow at each link direction it crosses",
+        "workloads": "`workloads`: one row per workload and flow-size bucket (`bucket`; `all` for every size)",
+        "connections": "`connections`: one row per connection of a workload (`aqmlab run --connections FILE`)",
+    }
+    for table, heading in headings.items():
+        add(f"### {heading}\n")
+        add(_result_table(cat["results"][table]))
     return "\n".join(out)
 
 
@@ -120,9 +140,19 @@ def _param_table(params: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _column_table(columns: Sequence[Mapping[str, Any]]) -> str:
-    rows = ["| column | unit | kind | recorded for | meaning |", "|---|---|---|---|---|"]
+    rows = ["| column | label | unit | kind | recorded for | meaning |", "|---|---|---|---|---|---|"]
     for c in columns:
-        rows.append(f"| `{c['name']}` | {_cell(c['unit'])} | {c['kind']} | {_cell(c['when'])} | {_cell(c['doc'])} |")
+        rows.append(
+            f"| `{c['name']}` | {_cell(c['label'])} | {_cell(c['unit'])} | {c['kind']} | {_cell(c['when'])} "
+            f"| {_cell(c['doc'])} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def _result_table(columns: Sequence[Mapping[str, Any]]) -> str:
+    rows = ["| column | label | unit | meaning |", "|---|---|---|---|"]
+    for c in columns:
+        rows.append(f"| `{c['name']}` | {_cell(c['label'])} | {_cell(c['unit'])} | {_cell(c['doc'])} |")
     return "\n".join(rows) + "\n"
 
 

@@ -34,6 +34,7 @@ pub mod link;
 pub mod packet;
 pub mod packet_trace;
 pub mod qdisc;
+pub mod result_columns;
 pub mod results;
 pub mod rng;
 pub mod scenario;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::columns::{ColumnError, Table};
+use crate::qdisc::{DropReason, PerReason};
 use crate::scenario::Scenario;
 use crate::stats::fct::{percentile, summarise, FctBucket};
 use crate::stats::gauges::GaugeAverage;
@@ -487,6 +488,12 @@ impl Columns {
         col.resize(n - 1, f64::NAN);
         col.push(v);
     }
+    /// A count over the interval: a column that appears late was 0 before (nothing counted).
+    fn push_count(&mut self, name: &str, v: u64) {
+        let n = self.t_s.len();
+        let col = self.values.entry(name.to_string()).or_insert_with(|| vec![0.0; n - 1]);
+        col.push(v as f64);
+    }
     fn pad(&mut self) {
         let n = self.t_s.len();
         for col in self.values.values_mut() {
@@ -516,6 +523,24 @@ pub struct SeriesRecorder {
     gauges: Vec<(&'static str, f64)>,
     /// (flow, hop index) pairs per traced link, for per-flow occupancy.
     occupancy: Vec<Vec<(usize, usize)>>,
+    /// Drops and marks so far per traced link, and per traced flow (its data's), at the
+    /// previous sample.
+    last_link_signals: Vec<[PerReason; 2]>,
+    last_flow_signals: Vec<[PerReason; 2]>,
+}
+
+/// Push the drops and marks since `last` (their totals, and one column per reason seen so far
+/// at this link or flow), then remember `now`.
+fn push_signals(cols: &mut Columns, now: [PerReason; 2], last: &mut [PerReason; 2]) {
+    for (k, what) in ["drops", "marks"].into_iter().enumerate() {
+        cols.push_count(what, now[k].total() - last[k].total());
+        for r in DropReason::ALL {
+            if now[k].get(r) > 0 {
+                cols.push_count(&format!("{what}:{}", r.as_str()), now[k].get(r) - last[k].get(r));
+            }
+        }
+    }
+    *last = now;
 }
 
 impl SeriesRecorder {
@@ -534,6 +559,8 @@ impl SeriesRecorder {
             last_t: 0,
             gauges: vec![],
             occupancy,
+            last_link_signals: vec![[PerReason::default(); 2]; sc.trace.links.len()],
+            last_flow_signals: vec![[PerReason::default(); 2]; sc.trace.flows.len()],
         }
     }
 
@@ -545,6 +572,8 @@ impl SeriesRecorder {
             cols.t_s.push(t);
             cols.push("qlen_pkts", q.len() as f64);
             cols.push("qlen_bytes", q.bytes() as f64);
+            let counts = sim.link_counts(*l as usize);
+            push_signals(cols, [counts.drops, counts.marks], &mut self.last_link_signals[k]);
             self.gauges.clear();
             q.gauges(&mut self.gauges);
             for (name, v) in &self.gauges {
@@ -563,6 +592,8 @@ impl SeriesRecorder {
             let bps = if dt > 0.0 { (total - self.last_bytes[k]) as f64 * 8.0 / dt } else { f64::NAN };
             cols.push("throughput_bps", bps);
             self.last_bytes[k] = total;
+            let counts = sim.flow_counts(*f as usize);
+            push_signals(cols, [counts.data_drops, counts.marks], &mut self.last_flow_signals[k]);
             self.gauges.clear();
             sim.sender_gauges(*f as usize, &mut self.gauges);
             for (name, v) in &self.gauges {

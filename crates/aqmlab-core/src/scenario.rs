@@ -1793,6 +1793,7 @@ pub fn catalogue_json() -> String {
         "congestion_controls": crate::catalogue_congestion_controls(),
         "sections": sections,
         "series": { "link": crate::series_columns::LINK, "flow": crate::series_columns::FLOW },
+        "results": crate::result_columns::TABLES.iter().copied().collect::<std::collections::BTreeMap<_, _>>(),
     })
     .to_string()
 }

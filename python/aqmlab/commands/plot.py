@@ -48,8 +48,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--label", metavar="VALUE=TEXT", action="append", default=[], type=_label,
         help="legend text of the line whose --by value is VALUE (repeatable): --label choke=CHOKe",
     )  # fmt: skip
-    parser.add_argument("--xlabel", metavar="TEXT", help="x axis label (default: the swept key)")
-    parser.add_argument("--ylabel", metavar="TEXT", help="y axis label (default: the metric and its unit)")
+    parser.add_argument(
+        "--xlabel", metavar="TEXT", help="x axis label (default: the swept key in words and its values' unit)"
+    )
+    parser.add_argument(
+        "--ylabel", metavar="TEXT", help="y axis label (default: the metric's name in words and its unit)"
+    )
+    parser.add_argument(
+        "--raw-labels", action="store_true",
+        help="label the axes with the store's column and key names (mean_qdelay_s, flow.flood.rate)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--style", choices=("screen", "paper"), default="screen",
+        help="paper: one column of a two-column paper (3.5 in wide, 8 pt text; PDF with TrueType fonts)",
+    )  # fmt: skip
     parser.add_argument(
         "--hline", metavar="Y[=LABEL]", action="append", default=[], type=_hline,
         help="a reference line at Y, with units as in scenarios (125kbps, 20ms) or in the metric's own unit "
@@ -62,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    from aqmlab.plot import PlotError, draw, summarize
+    from aqmlab.plot import PlotError, draw, save, summarize
     from aqmlab.sweep.store import NotAStoreError, StoreError
 
     if args.out.suffix.lower() not in FORMATS:
@@ -90,10 +102,10 @@ def handle(args: argparse.Namespace) -> int:
         )
     figure = draw(
         summary, logx=args.logx, logy=args.logy, title=args.title, labels=labels, xlabel=args.xlabel, ylabel=args.ylabel,
-        hlines=args.hline, diagonal=args.diagonal,
+        hlines=args.hline, diagonal=args.diagonal, raw_labels=args.raw_labels, style=args.style,
     )  # fmt: skip
     try:
-        figure.savefig(args.out)
+        save(figure, args.out)
     except OSError as error:
         raise CommandError(f"cannot write {args.out}: {error.strerror or error}") from None
     print(_format(summary))

@@ -174,11 +174,137 @@ fn every_series_column_a_run_produces_is_documented() {
         .flat_map(|c| c.values.keys().map(String::as_str))
         .collect();
     for c in series_columns::LINK.iter().chain(series_columns::FLOW) {
+        // A placeholder (queued:FLOW, drops:REASON) stands for the columns that begin like it.
+        let placeholder = c.name.split_once(':').map(|(prefix, _)| format!("{prefix}:"));
         assert!(
-            c.name == "queued:FLOW" || produced.contains(c.name),
+            match placeholder {
+                Some(prefix) => produced.iter().any(|p| p.starts_with(&prefix)),
+                None => produced.contains(c.name),
+            },
             "{} is documented but no run produced it",
             c.name
         );
     }
     assert!(seen > 100, "{seen}");
+}
+
+/// The results' columns of a run with every discipline, every congestion control, a flow of
+/// every other kind and a workload: each must be listed in `result_columns` (with its label
+/// and unit), so a figure can name it.
+#[test]
+fn every_results_column_a_run_produces_is_documented() {
+    use aqmlab_core::columns::{Column, Table};
+    use aqmlab_core::result_columns;
+
+    let cat = catalogue();
+    let mut text = String::from("[simulation]\nduration = \"2s\"\nwarmup = \"0.5s\"\n");
+    text += "[[link]]\nname = \"access\"\nbetween = [\"h\", \"s\"]\nrate = \"1Gbps\"\ndelay = \"1ms\"\n";
+    for (i, d) in cat["disciplines"].as_array().unwrap().iter().enumerate() {
+        let name = d["name"].as_str().unwrap();
+        let mut extra = required(&d["params"], &[]);
+        if !extra.is_empty() {
+            extra = format!(", {extra}");
+        }
+        text += &format!(
+            "[[link]]\nname = \"l{i}\"\nbetween = [\"s\", \"d{i}\"]\nrate = \"1Mbps\"\ndelay = \"5ms\"\n\
+             queue = {{ discipline = \"{name}\"{extra} }}\n"
+        );
+        text += &format!("[[flow]]\nname = \"u{i}\"\nsrc = \"h\"\ndst = \"d{i}\"\nkind = \"cbr\"\nrate = \"2Mbps\"\n");
+    }
+    for (j, cc) in cat["congestion_controls"].as_array().unwrap().iter().enumerate() {
+        let cc_name = cc["name"].as_str().unwrap();
+        let required_cc = required(&cc["params"], &[]).replace(", ", "\n");
+        text += &format!(
+            "[[flow]]\nname = \"t{j}\"\nsrc = \"h\"\ndst = \"d0\"\nkind = \"tcp\"\ncc = \"{cc_name}\"\nbytes = 20000\n{required_cc}\n"
+        );
+    }
+    // An uncongested path for the flows whose results need deliveries and finished transfers.
+    text += "[[link]]\nname = \"quiet\"\nbetween = [\"s\", \"q\"]\nrate = \"100Mbps\"\ndelay = \"1ms\"\n";
+    text += "[[link]]\nname = \"marking\"\nbetween = [\"s\", \"m\"]\nrate = \"1Mbps\"\ndelay = \"5ms\"\n\
+             queue = { discipline = \"red\", ecn = true }\n";
+    text += "[[flow]]\nname = \"ecn\"\nsrc = \"h\"\ndst = \"m\"\nkind = \"tcp\"\necn = true\n";
+    text += "[[flow]]\nname = \"telnet\"\nsrc = \"h\"\ndst = \"q\"\nkind = \"telnet\"\nmean_interval = \"50ms\"\ngroup = \"g\"\n";
+    text +=
+        "[[flow]]\nname = \"probe\"\nsrc = \"h\"\ndst = \"d1\"\nkind = \"ping\"\ninterval = \"100ms\"\ngroup = \"g\"\n";
+    text += "[[flow]]\nname = \"web\"\nkind = \"workload\"\nsrc = \"h\"\ndst = \"q\"\nsizes = \"web_search\"\n\
+             arrival_rate = 20\ncc = \"cubic\"\nhandshake = true\n";
+    text += "[trace]\ninterval = \"100ms\"\nlinks = [\"l*\"]\n";
+    let sc = Scenario::parse(&text, "all.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = Simulation::new(&sc, None);
+    sim.run().unwrap();
+    let results = sim.results();
+    assert!(!results.connections.is_empty(), "the workload opened no connection");
+
+    let numeric = |t: &Table| -> Vec<String> {
+        t.columns()
+            // A text column all of whose values are missing (`group`) comes out as floats.
+            .filter(|(_, c)| match c {
+                Column::Text(_) => false,
+                Column::Float(v) => v.iter().any(|x| !x.is_nan()),
+                _ => true,
+            })
+            .map(|(name, _)| name.to_string())
+            .collect::<Vec<_>>()
+    };
+    let workload_columns: Vec<String> = results
+        .workloads
+        .iter()
+        .flat_map(|w| {
+            let mut v = serde_json::to_value(w).unwrap();
+            let buckets = v["buckets"].take();
+            let mut names: Vec<String> = vec![];
+            for object in std::iter::once(&v).chain(buckets.as_array().unwrap()) {
+                for (k, value) in object.as_object().unwrap() {
+                    if value.is_number() {
+                        names.push(k.clone());
+                    }
+                }
+            }
+            names
+        })
+        .collect();
+    let run = serde_json::to_value(&results.run).unwrap();
+    let run_columns: Vec<String> =
+        run.as_object().unwrap().iter().filter(|(_, v)| v.is_number()).map(|(k, _)| k.clone()).collect();
+    let fairness = serde_json::to_value(&results.fairness).unwrap();
+    let mut fairness_columns = vec![];
+    for (k, v) in fairness.as_object().unwrap() {
+        match v {
+            Value::Object(groups) => fairness_columns.extend(groups.keys().map(|g| format!("fairness.{k}.{g}"))),
+            Value::Number(_) => fairness_columns.push(format!("fairness.{k}")),
+            _ => {}
+        }
+    }
+    let tables = [
+        ("flows", numeric(&results.flow_table().unwrap())),
+        ("links", numeric(&results.link_table().unwrap())),
+        ("link_flows", numeric(&results.link_flow_table().unwrap())),
+        ("connections", numeric(&results.connection_table().unwrap())),
+        ("workloads", workload_columns),
+        ("runs", run_columns.into_iter().chain(fairness_columns).collect()),
+    ];
+    let mut seen = BTreeSet::new();
+    let mut unlisted = vec![];
+    for (table, columns) in &tables {
+        for column in columns {
+            match result_columns::find(table, column) {
+                Some(entry) => {
+                    assert!(!entry.label.is_empty(), "{table}.{column} has no label");
+                    seen.insert((*table, entry.name));
+                }
+                None => unlisted.push(format!("{table}.{column}")),
+            }
+        }
+    }
+    assert!(unlisted.is_empty(), "columns not in result_columns: {unlisted:?}");
+    // And nothing is listed that no run produces.
+    let mut unseen = vec![];
+    for (table, columns) in result_columns::TABLES {
+        for c in *columns {
+            if !seen.contains(&(*table, c.name)) {
+                unseen.push(format!("{table}.{}", c.name));
+            }
+        }
+    }
+    assert!(unseen.is_empty(), "listed in result_columns, but this run produced no such column: {unseen:?}");
 }
