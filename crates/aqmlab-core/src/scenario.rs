@@ -630,9 +630,9 @@ fn read_simulation(f: &mut Fields) -> Result<SimSettings> {
     )?;
     let max_event_rate: Option<u64> = f.opt(
         "max_event_rate",
-        "stop with an error when the events per simulated second, counted from the start, exceed this \
-         (checked from 10^7 events on; default: 1000 events for every packet the link directions could carry at \
-         40-byte packets, plus 10^6 and the trace's samples per second)",
+        "stop with an error when the events and packets sent per simulated second, counted from the start, exceed \
+         this (checked from 10^7 on; default: 1000 for every packet the link directions could carry at 40-byte \
+         packets, plus 10^6 and the trace's samples per second)",
     )?;
     f.ensure(max_event_rate != Some(0), "max_event_rate", "must be at least 1 (leave it out for the default)")?;
     // Its line when written; otherwise none (the message then names the link, not [simulation]).
@@ -1375,7 +1375,12 @@ impl<'a> Builder<'a> {
             }
         }
         if pairs.is_empty() {
-            return Err(self.src.error(at, &field("dst"), "leaves no pair of distinct nodes with a weight above 0"));
+            // With a matrix, its weights are what left nothing; without, src and dst are one node.
+            let (key, why) = match matrix {
+                Some(_) => ("matrix", "gives every pair of distinct nodes a weight of 0: nothing would arrive"),
+                None => ("dst", "leaves no pair of distinct nodes with a weight above 0"),
+            };
+            return Err(self.src.error(at, &field(key), why));
         }
         Ok(pairs)
     }

@@ -119,6 +119,10 @@ pub struct Simulation {
     /// a run without them draws nothing and takes no detour.
     processing: Option<Box<Processing>>,
     events: u64,
+    /// Events plus packets sent: what the event-rate guard counts (a timer that resends a
+    /// whole window is one event but a window of work), and when it looks next.
+    work: u64,
+    next_rate_check: u64,
     series: SeriesRecorder,
     out: Outbox,
     victims: Vec<(PacketId, DropReason)>,
@@ -280,6 +284,8 @@ impl Simulation {
             window: Window::new(sc.warmup_ns > 0),
             processing,
             events: 0,
+            work: 0,
+            next_rate_check: crate::scenario::budget::EVENT_RATE_FIRST_CHECK,
             series,
             out: Outbox::default(),
             victims: Vec::new(),
@@ -432,8 +438,9 @@ impl Simulation {
                     max_events
                 )));
             }
-            if crate::scenario::budget::event_rate_due(self.events) {
-                if let Some(storm) = crate::scenario::budget::event_storm(&self.sc, self.events, t) {
+            if self.work >= self.next_rate_check {
+                self.next_rate_check = self.work + crate::scenario::budget::EVENT_RATE_CHECK_EVERY;
+                if let Some(storm) = crate::scenario::budget::event_storm(&self.sc, self.work, t) {
                     let (_, flow) = invariants::busiest(self);
                     let flow = flow
                         .map(|(f, n)| format!("; busiest flow '{}' ({n} packets sent)", self.sc.flows[f].name))
@@ -454,6 +461,7 @@ impl Simulation {
             }
             let (now, ev) = self.sched.pop().expect("peeked");
             self.events += 1;
+            self.work += 1;
             match ev {
                 Event::TxDone { link, gen } => {
                     if self.links[link as usize].tx_gen == gen {
@@ -589,6 +597,7 @@ impl Simulation {
         }
         let timeouts = out.timeouts;
         let packets = std::mem::take(&mut out.packets);
+        self.work += packets.len() as u64;
         let requests = std::mem::take(&mut out.connections);
         out.clear();
         let (fwd, rev) = match self.conn_mut(flow_id) {

@@ -106,6 +106,12 @@ impl Params {
             _ if f.is_catalogue() => Arrivals::Rate(1.0),
             (Some(r), None, None) => {
                 f.ensure(r > 0.0 && r.is_finite(), "arrival_rate", format!("{r} is not a rate (allowed: above 0)"))?;
+                // More than one arrival per tick of the nanosecond clock cannot be represented.
+                f.ensure(
+                    r <= 1e9,
+                    "arrival_rate",
+                    format!("{r:e} flows per second is more than one per nanosecond, the clock's tick (at most 1e9)"),
+                )?;
                 Arrivals::Rate(r)
             }
             (None, Some(load), Some(link)) => {

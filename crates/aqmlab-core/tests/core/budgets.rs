@@ -134,13 +134,18 @@ rate = "100Gbps"
 
 #[test]
 fn an_event_storm_is_stopped_and_a_dense_run_allowed_to_be_dense_finishes() {
-    // 1.25e7 packets a second offered to a link that carries 125: the storm trips the guard
-    // once 10^7 events have run (about 0.8 s simulated), allowed 1e6 + 1000 x 6250 per second.
+    // 1.25e7 packets a second offered to a link that carries 125, each an event and a packet
+    // sent: the storm trips the guard once 10^7 of them have run (0.4 s simulated), allowed
+    // 1e6 + 1000 x 6250 per second.
     let sc = parse(&storm("5s", "")).unwrap();
     assert_eq!(budget::event_rate_limit(&sc), 1e6 + 1000.0 * 2.0 * 1e6 / 320.0);
     let mut sim = Simulation::new(&sc, None);
     let e = sim.run().unwrap_err().to_string();
-    assert!(e.starts_with("stopped at 0.8"), "{e}");
+    assert!(
+        e.starts_with("stopped at 0.39")
+            && e.contains(": 10000000 events and packets sent, 2.50e7 per simulated second"),
+        "{e}"
+    );
     assert!(
         e.contains("far beyond what the links carry (simulation.max_event_rate 7.25e6, derived from the link rates)"),
         "{e}"
@@ -155,6 +160,17 @@ fn an_event_storm_is_stopped_and_a_dense_run_allowed_to_be_dense_finishes() {
     let mut sim = Simulation::new(&sc, None);
     sim.run().unwrap();
     assert!(sim.events() > 12_000_000, "{}", sim.events());
+    // A timer that resends a whole window at once is one event but a window of work: counted
+    // too, a 1 ns timeout resending every segment every nanosecond is a storm, not a hang.
+    let resend = storm("5s", "").replace(
+        "kind = \"cbr\"\nrate = \"100Gbps\"",
+        "kind = \"tcp\"\ncc = \"generic\"\ninitial_rto = \"1ns\"\nmax_window = 1000",
+    );
+    let sc = parse(&resend).unwrap();
+    let mut sim = Simulation::new(&sc, None);
+    let e = sim.run().unwrap_err().to_string();
+    assert!(e.contains("events and packets sent") && e.contains("far beyond what the links carry"), "{e}");
+    assert!(sim.events() < 1_000_000, "stopped by the packets it sent, not its events: {}", sim.events());
 }
 
 #[test]
