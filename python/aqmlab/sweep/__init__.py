@@ -64,7 +64,8 @@ from aqmlab.sweep.executors import (
     execute_run,
 )
 from aqmlab.sweep.plan import Plan, Point, plan, scenario_hash
-from aqmlab.sweep.runner import MixedBuildsError, SweepReport, SweepRun, sweep
+from aqmlab.sweep.report import SweepReport
+from aqmlab.sweep.runner import MixedBuildsError, SweepRun, sweep
 from aqmlab.sweep.spec import MAX_SEED, SPEC_KEYS, SweepError, SweepSpec, load_spec
 from aqmlab.sweep.store import TABLES
 

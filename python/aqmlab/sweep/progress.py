@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from aqmlab.sweep.executors import RunOutcome
     from aqmlab.sweep.plan import Point
-    from aqmlab.sweep.runner import SweepReport
+    from aqmlab.sweep.report import SweepReport
 
 # Lines on stderr when it is not a terminal (logs, CI): at most one every this many seconds.
 LINE_INTERVAL_S = 10.0
