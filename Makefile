@@ -97,6 +97,7 @@ BENCH_PEERS_ARGS ?= --max-flows 3000
 bench: install
 	@test -f benches/run.py || { echo "error: benches/run.py does not exist yet" >&2; exit 1; }
 	$(VENV_PYTHON) benches/run.py
+	$(VENV_PYTHON) benches/sweep_storage.py
 	@if PYTHON="$(PYTHON)" sh benches/peers/setup-ns3.sh >/dev/null; then \
 		echo "$(VENV_PYTHON) benches/peers/compare.py $(BENCH_PEERS_ARGS)"; \
 		$(VENV_PYTHON) benches/peers/compare.py $(BENCH_PEERS_ARGS); \

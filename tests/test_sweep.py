@@ -456,6 +456,22 @@ def example_results() -> dict:
     return json.loads(aqmlab._core.run(aqmlab.loads(BASE), 1, None).json())
 
 
+def test_runs_stored_together_are_each_stored_once(tmp_path: Path, example_results: dict):
+    # A batch (the runs that finished while the last one was written) is one transaction: a run
+    # already stored, or twice in the batch, is written once; every table has each run's rows.
+    with Store(tmp_path / "s.duckdb") as store:
+        assert store.record(_record(2, example_results))
+        written = store.record_many(
+            [_record(1, example_results), _record(2, example_results), _record(3, None, status="failed", error="x")]
+            + [_record(1, example_results)]
+        )
+        assert written == [True, False, True, False]
+        assert sorted(store.sql("SELECT seed FROM runs")["seed"]) == [1, 2, 3]
+        flows_per_run = store.sql("SELECT seed, count(*) AS n FROM flows GROUP BY seed ORDER BY seed")
+        assert list(flows_per_run["seed"]) == [1, 2] and len(set(flows_per_run["n"])) == 1
+        assert store.record_many([]) == []
+
+
 def test_a_run_is_stored_whole_or_not_at_all(tmp_path: Path, example_results: dict, monkeypatch):
     path = tmp_path / "s.duckdb"
     with Store(path) as store:

@@ -566,7 +566,7 @@ def _draw(summary, size, *, logx, logy, title, labels, xlabel, ylabel, hlines, d
         ax.set_xlabel(xlabel or words.with_unit(words.key_words(x), x_unit or ""))
         what = words.subject(quantity_label, flow=attrs.get("flow"), link=attrs.get("link"), agg=attrs["agg"])
         if attrs["table"] == "workloads" and attrs.get("workload") and not _is_glob(attrs.get("workload")):
-            what = f"{attrs['workload']} {what}"
+            what = f"{what} ({attrs['workload']})"
         ax.set_ylabel(ylabel or words.with_unit(what, unit))
     # Plain numbers on the y axis: the unit is in the label, never an offset such as 1e6.
     if not logy:  # a log axis has its own tick labels

@@ -90,19 +90,22 @@ def _worker_version() -> str:
 class Serial:
     description = "serial (in this process)"
 
-    def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[RunOutcome]:
+    def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[list[RunOutcome]]:
         for task in tasks:
-            yield execute_run(task)
+            yield [execute_run(task)]
 
     def close(self, abort: bool = False) -> None:
         pass
 
 
-def _windowed(submit, wait_first, result, tasks: Sequence[RunTask], window) -> Iterator[RunOutcome]:
-    """Keep about ``window()`` runs submitted; yield outcomes as they finish, refilling first.
+def _windowed(submit, wait_first, result, tasks: Sequence[RunTask], window) -> Iterator[list[RunOutcome]]:
+    """Keep about ``window()`` runs submitted; yield the outcomes finished so far, as a list,
+    refilling first.
 
     A bounded window keeps the scheduler's queue short and memory flat for large sweeps, and an
-    interrupted sweep has little to cancel.
+    interrupted sweep has little to cancel. Everything that finished while the caller stored the
+    previous list comes as one list: the caller stores it in one transaction (group commit), so
+    storing keeps up with short runs without holding any finished run back.
     """
     queue = iter(tasks)
     pending: set = set()
@@ -120,8 +123,7 @@ def _windowed(submit, wait_first, result, tasks: Sequence[RunTask], window) -> I
         pending.clear()
         pending.update(not_done)
         fill()  # before handing the finished runs over, so workers stay busy while they are stored
-        for future in done:
-            yield result(future)
+        yield [result(future) for future in done]
 
 
 class _ProcessPool:
@@ -140,7 +142,7 @@ class _ProcessPool:
         )
         self._pending: set = set()
 
-    def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[RunOutcome]:
+    def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[list[RunOutcome]]:
         from concurrent.futures import FIRST_COMPLETED, wait
         from concurrent.futures.process import BrokenProcessPool
 
@@ -255,7 +257,7 @@ class _Dask:
             self._threads_at = now
         return max(4, 2 * self._threads)
 
-    def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[RunOutcome]:
+    def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[list[RunOutcome]]:
         from distributed import KilledWorker, wait
 
         task_of: dict[str, RunTask] = {}

@@ -117,23 +117,24 @@ class SweepRun:
         try:
             self._meter.start()
             # Points that do not validate fail here, without a worker.
-            for point, seed in self.todo:
-                if point.error is not None:
-                    self._record(
-                        RunOutcome(
-                            point.scenario_hash,
-                            seed,
-                            "failed",
-                            None,
-                            f"ScenarioError: {point.error}",
-                            0.0,
-                            _core.version(),
-                            build_identity(),
-                        ),
-                        started,
-                    )
-            for outcome in executor.outcomes(tasks):
-                self._record(outcome, started)
+            invalid = [
+                RunOutcome(
+                    point.scenario_hash,
+                    seed,
+                    "failed",
+                    None,
+                    f"ScenarioError: {point.error}",
+                    0.0,
+                    _core.version(),
+                    build_identity(),
+                )
+                for point, seed in self.todo
+                if point.error is not None
+            ]
+            if invalid:
+                self._record(invalid, started)
+            for outcomes in executor.outcomes(tasks):
+                self._record(outcomes, started)
         except BaseException:
             report.interrupted = True
             executor.close(abort=True)
@@ -146,36 +147,43 @@ class SweepRun:
             report.failed_in_store = len(self.store.keys(self.keys, status="failed"))
         return report
 
-    def _record(self, outcome: RunOutcome, started: float) -> None:
+    def _record(self, outcomes: list[RunOutcome], started: float) -> None:
+        """Store ``outcomes`` (the runs finished since the last call) in one transaction."""
         report = self.report
-        point = self._point_of[(outcome.scenario_hash, outcome.seed)]
-        results = json.loads(outcome.results_json) if outcome.results_json is not None else None
-        record = RunRecord(
-            scenario_hash=outcome.scenario_hash,
-            seed=outcome.seed,
-            status=outcome.status,
-            error=outcome.error,
-            sweep=self.plan.name,
-            scenario=point.scenario,
-            params=point.params,
-            aqmlab_version=outcome.aqmlab_version,
-            wall_s=outcome.wall_s,
-            results=results,
-            base=self.plan.base_path,
-            expanded=point.expanded,
-            build=outcome.build,
-        )
-        if self.store.record(record):
-            if outcome.status == "done":
-                report.done += 1
-            else:
-                report.failed += 1
-                report.failures.append((point, outcome.seed, outcome.error or ""))
-            report.run_wall_s += outcome.wall_s
-        else:  # cannot happen while this process holds the store's lock; counted, never stored twice
-            report.already_stored += 1
-        report.elapsed_s = time.monotonic() - started
-        self._meter.update(point, outcome)
+        records = []
+        for outcome in outcomes:
+            point = self._point_of[(outcome.scenario_hash, outcome.seed)]
+            results = json.loads(outcome.results_json) if outcome.results_json is not None else None
+            records.append(
+                RunRecord(
+                    scenario_hash=outcome.scenario_hash,
+                    seed=outcome.seed,
+                    status=outcome.status,
+                    error=outcome.error,
+                    sweep=self.plan.name,
+                    scenario=point.scenario,
+                    params=point.params,
+                    aqmlab_version=outcome.aqmlab_version,
+                    wall_s=outcome.wall_s,
+                    results=results,
+                    base=self.plan.base_path,
+                    expanded=point.expanded,
+                    build=outcome.build,
+                )
+            )
+        for outcome, written in zip(outcomes, self.store.record_many(records)):
+            point = self._point_of[(outcome.scenario_hash, outcome.seed)]
+            if written:
+                if outcome.status == "done":
+                    report.done += 1
+                else:
+                    report.failed += 1
+                    report.failures.append((point, outcome.seed, outcome.error or ""))
+                report.run_wall_s += outcome.wall_s
+            else:  # cannot happen while this process holds the store's lock; counted, never stored twice
+                report.already_stored += 1
+            report.elapsed_s = time.monotonic() - started
+            self._meter.update(point, outcome)
 
 
 def sweep(

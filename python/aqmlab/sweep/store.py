@@ -437,58 +437,96 @@ class Store:
     # ---- writing
 
     def record(self, record: RunRecord) -> bool:
-        """Store one run atomically; False (and nothing written) if its key is already stored.
+        """Store one run atomically; False (and nothing written) if its key is already stored."""
+        return self.record_many([record])[0]
 
-        A Ctrl-C meanwhile takes effect once the transaction is over (DuckDB would otherwise turn
-        it into an error of its own half way through).
+    def record_many(self, records: Sequence[RunRecord]) -> list[bool]:
+        """Store runs in one transaction, all or none; per run, False where its key was already
+        stored (that run is left out, the others are written).
+
+        One transaction and one insert per table for many runs is what keeps a sweep of short
+        runs bound by its runs rather than by the store (a commit costs about as much as a short
+        run). A Ctrl-C meanwhile takes effect once the transaction is over (DuckDB would otherwise
+        turn it into an error of its own half way through).
         """
         if self.read_only:
             raise StoreError(f"{self.display_path}: opened read-only")
+        if not records:
+            return []
         with _sigint_deferred():
-            return self._record(record)
+            return self._record(records)
 
-    def _record(self, record: RunRecord) -> bool:
+    def _record(self, records: Sequence[RunRecord]) -> list[bool]:
         duckdb = self._duckdb
-        key = [record.scenario_hash, record.seed]
         self.con.execute("BEGIN TRANSACTION")
         try:
-            if self.con.execute("SELECT 1 FROM runs WHERE scenario_hash = ? AND seed = ?", key).fetchone():
-                self.con.execute("ROLLBACK")
-                return False
-            for table, rows in _rows(record).items():
+            keys = [(record.scenario_hash, record.seed) for record in records]
+            stored = self._stored_among(keys)
+            fresh: list[RunRecord] = []
+            taken: set[tuple[str, int]] = set()
+            for record, key in zip(records, keys):
+                if key not in stored and key not in taken:
+                    fresh.append(record)
+                    taken.add(key)
+            tables: dict[str, list[dict[str, Any]]] = {}
+            params: set[str] = set()
+            for record in fresh:
+                for table, rows in _rows(record).items():
+                    tables.setdefault(table, []).extend(rows)
+                params.update(record.params)
+            for table, rows in tables.items():
                 if rows:
-                    self._insert(table, rows, set(record.params))
-            new_scenario = record.scenario_hash not in self._known_scenarios
-            if new_scenario:
-                self.con.execute(
-                    "INSERT INTO scenarios VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                    [
+                    self._insert(table, rows, params)
+            new_scenarios: dict[str, list[object]] = {}
+            for record in fresh:
+                if record.scenario_hash not in self._known_scenarios:
+                    new_scenarios.setdefault(
                         record.scenario_hash,
-                        record.scenario,
-                        record.base,
-                        json.dumps(list(record.params.items())),
-                        record.expanded,
-                    ],
+                        [
+                            record.scenario_hash,
+                            record.scenario,
+                            record.base,
+                            json.dumps(list(record.params.items())),
+                            record.expanded,
+                        ],
+                    )
+            if new_scenarios:
+                self.con.executemany(
+                    "INSERT INTO scenarios VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", list(new_scenarios.values())
                 )
-            new_params = [param for param in record.params if param not in self._known_params]
-            for param in new_params:
-                self.con.execute("INSERT INTO param_keys VALUES (?) ON CONFLICT DO NOTHING", [param])
+            new_params = sorted(params - self._known_params)
+            if new_params:
+                self.con.executemany(
+                    "INSERT INTO param_keys VALUES (?) ON CONFLICT DO NOTHING", [[param] for param in new_params]
+                )
             self.con.execute("COMMIT")
             # Only now: a rolled-back transaction must not leave these caches ahead of the database.
-            if new_scenario:
-                self._known_scenarios.add(record.scenario_hash)
+            self._known_scenarios.update(new_scenarios)
             self._known_params.update(new_params)
         except duckdb.ConstraintException:
             self._rollback()
-            return False
+            return [False] * len(records)
         except duckdb.Error as error:
             self._rollback()
-            run = f"run {record.scenario_hash[:12]} seed {record.seed}"
-            raise StoreError(f"{self.display_path}: cannot store {run}: {error}") from None
+            first = records[0]
+            runs = f"run {first.scenario_hash[:12]} seed {first.seed}" + (
+                f" and {len(records) - 1} more" if len(records) > 1 else ""
+            )
+            raise StoreError(f"{self.display_path}: cannot store {runs}: {error}") from None
         except BaseException:
             self._rollback()
             raise
-        return True
+        written = {id(record) for record in fresh}
+        return [id(record) in written for record in records]
+
+    def _stored_among(self, keys: Sequence[tuple[str, int]]) -> set[tuple[str, int]]:
+        """Which of ``keys`` the runs table already has."""
+        rows = self.con.execute(
+            "SELECT scenario_hash, seed FROM runs WHERE (scenario_hash, seed) IN "
+            "(SELECT unnest(?::VARCHAR[]), unnest(?::UBIGINT[]))",
+            [[key[0] for key in keys], [key[1] for key in keys]],
+        ).fetchall()
+        return {(scenario_hash, int(seed)) for scenario_hash, seed in rows}
 
     def record_plan(self, sweep: str, base: str, rows: Sequence[PlanRow]) -> None:
         """Make ``rows`` the current plan of the sweep ``(sweep, base)``, replacing its previous one."""
@@ -631,7 +669,9 @@ def _rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
 def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for name, value in mapping.items():
-        if isinstance(value, Mapping):
+        # Results come from JSON: their maps are dicts (isinstance against the Mapping ABC costs
+        # several times as much, on every value of every row).
+        if type(value) is dict:
             flat.update(_flatten(value, f"{prefix}{name}."))
         else:
             flat[f"{prefix}{name}"] = value
