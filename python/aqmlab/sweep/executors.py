@@ -8,6 +8,7 @@ they expand the scenario to the same hash as the sweep's process.
 from __future__ import annotations
 
 import contextlib
+import json
 import multiprocessing
 import os
 import re
@@ -15,7 +16,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 from aqmlab import _core
 from aqmlab._args import shown
@@ -24,6 +25,7 @@ from aqmlab.sweep.build import build_identity
 from aqmlab.sweep.orphans import PARENT_PID_VARIABLE, die_with_parent
 from aqmlab.sweep.plan import scenario_hash
 from aqmlab.sweep.spec import SweepError
+from aqmlab.sweep.store import result_tables
 
 
 class SweepAborted(RuntimeError):
@@ -46,7 +48,9 @@ class RunOutcome:
     scenario_hash: str
     seed: int
     status: str  # "done" or "failed"
-    results_json: str | None
+    # What the run adds to each table of the store (result_tables of its results), computed here
+    # on the worker: the process that stores the runs only concatenates columns.
+    tables: dict[str, tuple[int, dict[str, list[Any]]]] | None
     error: str | None
     wall_s: float  # time spent parsing and running, on the worker
     aqmlab_version: str
@@ -71,7 +75,7 @@ def execute_run(task: RunTask) -> RunOutcome:
                 f"this worker (aqmlab {version}) expands the scenario differently from the sweep's process "
                 f"(hash {found[:12]}, expected {task.scenario_hash[:12]}); install the same aqmlab everywhere"
             )
-        results_json = _core.run(scenario, task.seed, None).json()
+        tables = result_tables(json.loads(_core.run(scenario, task.seed, None).json()))
     except ScenarioError as error:
         return failed(f"ScenarioError: {error}")
     except SimulationError as error:
@@ -79,7 +83,7 @@ def execute_run(task: RunTask) -> RunOutcome:
     except Exception as error:  # noqa: BLE001 - a bug, not the user's; keep the sweep going and say what it was
         return failed(f"{type(error).__name__}: {error}")
     return RunOutcome(
-        task.scenario_hash, task.seed, "done", results_json, None, time.perf_counter() - started, version, build
+        task.scenario_hash, task.seed, "done", tables, None, time.perf_counter() - started, version, build
     )
 
 

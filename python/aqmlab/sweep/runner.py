@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -153,7 +152,6 @@ class SweepRun:
         records = []
         for outcome in outcomes:
             point = self._point_of[(outcome.scenario_hash, outcome.seed)]
-            results = json.loads(outcome.results_json) if outcome.results_json is not None else None
             records.append(
                 RunRecord(
                     scenario_hash=outcome.scenario_hash,
@@ -165,7 +163,8 @@ class SweepRun:
                     params=point.params,
                     aqmlab_version=outcome.aqmlab_version,
                     wall_s=outcome.wall_s,
-                    results=results,
+                    results=None,
+                    tables=outcome.tables,
                     base=self.plan.base_path,
                     expanded=point.expanded,
                     build=outcome.build,

@@ -181,6 +181,8 @@ class RunRecord:
     base: str = ""
     expanded: str | None = None
     build: str | None = None
+    # result_tables(results), when the worker computed it; else it is computed from results
+    tables: Mapping[str, tuple[int, dict[str, list[Any]]]] | None = None
 
 
 @dataclass(frozen=True)
@@ -468,15 +470,15 @@ class Store:
                 if key not in stored and key not in taken:
                     fresh.append(record)
                     taken.add(key)
-            tables: dict[str, list[dict[str, Any]]] = {}
+            parts: dict[str, list[tuple[int, Columns]]] = {}
             params: set[str] = set()
             for record in fresh:
-                for table, rows in _rows(record).items():
-                    tables.setdefault(table, []).extend(rows)
+                for table, part in _record_tables(record).items():
+                    parts.setdefault(table, []).append(part)
                 params.update(record.params)
-            for table, rows in tables.items():
-                if rows:
-                    self._insert(table, rows, params)
+            for table in TABLES:
+                if table in parts:
+                    self._insert(table, _concat(parts[table]), params)
             new_scenarios: dict[str, list[object]] = {}
             for record in fresh:
                 if record.scenario_hash not in self._known_scenarios:
@@ -574,14 +576,13 @@ class Store:
         finally:
             self._load_columns()  # columns added in the transaction are gone again
 
-    def _insert(self, table: str, rows: list[dict[str, Any]], params: set[str]) -> None:
+    def _insert(self, table: str, rows: tuple[int, Columns], params: set[str]) -> None:
         import pandas as pd
 
         existing = self._columns[table]
-        names = list(dict.fromkeys(name for row in rows for name in row))
+        _, columns = rows
         data: dict[str, Any] = {}
-        for name in names:
-            values = [row.get(name) for row in rows]
+        for name, values in columns.items():
             wanted = "VARCHAR" if name in params else _sql_type(values)
             current = existing.get(name)
             if current is None:
@@ -621,14 +622,60 @@ def _sigint_deferred() -> Iterator[None]:
             signal.raise_signal(signal.SIGINT)
 
 
-def _rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
-    """The rows one run adds to each table."""
-    results = record.results or {}
-    finished_at = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
-    key = {"scenario_hash": record.scenario_hash, "seed": record.seed}
-    params = dict(record.params)
+Columns = dict[str, list[Any]]
+
+
+def result_tables(results: Mapping[str, Any]) -> dict[str, tuple[int, Columns]]:
+    """What a run's results add to each table, as (row count, columns): the run's own scalars
+    (``runs``, one row) and its rows of ``flows``, ``links``, ``link_flows`` and ``workloads``,
+    nested maps spread into dotted names (``drops_by_reason.early``).
+
+    A pure function of the results, so a sweep's workers compute it beside the run and the
+    process that stores the runs only concatenates columns.
+    """
     run = {
-        **key,
+        "events": results.get("events"),
+        "sim_time_s": results.get("sim_time_s"),
+        "measure_from_s": results.get("measure_from_s"),
+        **_flatten({"fairness": results["fairness"]} if "fairness" in results else {}),
+    }
+    links = results.get("links", [])
+    return {
+        "runs": (1, {name: [value] for name, value in run.items()}),
+        "flows": _columns([_flatten(flow) for flow in results.get("flows", [])]),
+        "links": _columns([_flatten({k: v for k, v in link.items() if k != "flows"}) for link in links]),
+        "link_flows": _columns(
+            [{"link": link["name"], **_flatten(flow)} for link in links for flow in link.get("flows", [])]
+        ),
+        "workloads": _columns(
+            [_workload_row(w, bucket) for w in results.get("workloads", []) for bucket in w["buckets"]]
+        ),
+    }
+
+
+def _workload_row(workload: Mapping[str, Any], bucket: Mapping[str, Any]) -> dict[str, Any]:
+    """A workload's row for one size bucket: its summary beside the bucket's statistics."""
+    summary = {k: v for k, v in workload.items() if k not in ("name", "buckets")}
+    return {"workload": workload["name"], **_flatten(summary), **_flatten(bucket)}
+
+
+def _columns(rows: list[dict[str, Any]]) -> tuple[int, Columns]:
+    """Rows as (count, columns), with a row_index column; a name some rows lack is None there."""
+    names = dict.fromkeys(name for row in rows for name in row)
+    columns: Columns = {"row_index": list(range(len(rows)))}
+    for name in names:
+        columns[name] = [row.get(name) for row in rows]
+    return len(rows), columns
+
+
+def _record_tables(record: RunRecord) -> dict[str, tuple[int, Columns]]:
+    """What ``record`` adds to each table: its result tables (computed by the worker, or here from
+    its results) with the run's key, the run columns every result row repeats, and its params."""
+    tables = record.tables if record.tables is not None else result_tables(record.results or {})
+    finished_at = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+    run_fields = {
+        "scenario_hash": record.scenario_hash,
+        "seed": record.seed,
         "status": record.status,
         "error": record.error,
         "sweep": record.sweep,
@@ -636,34 +683,39 @@ def _rows(record: RunRecord) -> dict[str, list[dict[str, Any]]]:
         "aqmlab_version": record.aqmlab_version,
         "build": record.build,
         "wall_s": record.wall_s,
-        "events": results.get("events"),
-        "sim_time_s": results.get("sim_time_s"),
-        "measure_from_s": results.get("measure_from_s"),
         "finished_at": finished_at,
-        **_flatten({"fairness": results["fairness"]} if "fairness" in results else {}),
-        **params,
     }
-    common = {**key, **{name: run[name] for name in RUN_COLUMNS_IN_RESULTS}, **params}
-    flows = [{**common, "row_index": index, **_flatten(flow)} for index, flow in enumerate(results.get("flows", []))]
-    links = [
-        {**common, "row_index": index, **_flatten({k: v for k, v in link.items() if k != "flows"})}
-        for index, link in enumerate(results.get("links", []))
-    ]
-    link_flows = [
-        {**common, "row_index": index, "link": link["name"], **_flatten(flow)}
-        for index, (link, flow) in enumerate(
-            (link, flow) for link in results.get("links", []) for flow in link.get("flows", [])
-        )
-    ]
-    workloads = [
-        {**common, "row_index": index, "workload": name, **_flatten(summary), **_flatten(bucket)}
-        for index, (name, summary, bucket) in enumerate(
-            (w["name"], {k: v for k, v in w.items() if k not in ("name", "buckets")}, b)
-            for w in results.get("workloads", [])
-            for b in w["buckets"]
-        )
-    ]
-    return {"runs": [run], "flows": flows, "links": links, "link_flows": link_flows, "workloads": workloads}
+    _, run_columns = tables.get("runs", (1, {}))
+    events = run_columns.get("events", [None])[0]
+    common = {
+        "scenario_hash": record.scenario_hash,
+        "seed": record.seed,
+        "scenario": record.scenario,
+        "aqmlab_version": record.aqmlab_version,
+        "wall_s": record.wall_s,
+        "events": events,
+        **record.params,
+    }
+    run_row = {**run_fields, **{name: values[0] for name, values in run_columns.items()}, **record.params}
+    out = {"runs": (1, {name: [value] for name, value in run_row.items()})}
+    for table in RESULT_TABLES:
+        count, columns = tables.get(table, (0, {}))
+        if count:
+            out[table] = (count, {**{name: [value] * count for name, value in common.items()}, **columns})
+    return out
+
+
+def _concat(parts: list[tuple[int, Columns]]) -> tuple[int, Columns]:
+    """Several runs' columns of one table as one: a column a run lacks is None in its rows."""
+    names = dict.fromkeys(name for _, columns in parts for name in columns)
+    total = sum(count for count, _ in parts)
+    joined: Columns = {}
+    for name in names:
+        values: list[Any] = []
+        for count, columns in parts:
+            values.extend(columns.get(name) or [None] * count)
+        joined[name] = values
+    return total, joined
 
 
 def _flatten(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
