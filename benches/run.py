@@ -30,6 +30,8 @@ import sys
 import time
 from pathlib import Path
 
+from record import compare_and_record
+
 from aqmlab import _core
 
 HERE = Path(__file__).resolve().parent
@@ -147,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
         default="100,300,1000,3000,10000",
         help="S4 flow counts, comma-separated, or 'none' to skip the sweep (default: %(default)s)",
     )
+    parser.add_argument(
+        "--no-record", action="store_true", help="compare with benches/record.json but do not add this run to it"
+    )
     parser.add_argument("--s4-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.s4_child is not None:
@@ -199,7 +204,30 @@ def main(argv: list[str] | None = None) -> int:
             else ""
         )
         print(f"  {r['what']:<42}{r['s']:>7.3f} s{target}")
+    figures, targets = record_figures(rows, sweep, starts)
+    compare_and_record(machine(), figures, targets, write=not args.no_record and not args.names)
     return 0
+
+
+def record_figures(rows: list[dict], sweep: list[dict], starts: list[dict]) -> tuple[dict, dict]:
+    """The figures kept in the speed record (each a cost: lower is better), and their targets."""
+    figures: dict[str, float] = {}
+    targets: dict[str, float] = {}
+    for r in rows:
+        figures[f"{r['scenario']}: wall s"] = r["wall_s"]
+        figures[f"{r['scenario']}: events per transmission"] = r["events"] / r["packets"]
+    targets["scale: events per transmission"] = 1.36
+    for r in sweep:
+        figures[f"S4 {r['flows']} flows: ns per transmission"] = r["ns_per_packet"]
+    if sweep:
+        largest = sweep[-1]
+        figures[f"S4 {largest['flows']} flows: ns per transmission / {sweep[0]['flows']}"] = largest["ratio"]
+        targets[f"S4 {largest['flows']} flows: ns per transmission / {sweep[0]['flows']}"] = 3.0
+    for r in starts:
+        figures[f"start-up: {r['what']}"] = r["s"]
+        if r["target_s"]:
+            targets[f"start-up: {r['what']}"] = r["target_s"]
+    return figures, targets
 
 
 if __name__ == "__main__":

@@ -106,7 +106,10 @@ impl Isolation {
             Isolation::Srchost => (p.src, 0, 0),
             Isolation::Dsthost => (0, p.dst, 0),
             Isolation::Hosts => (p.src, p.dst, 0),
-            _ => (p.src, p.dst, p.flow),
+            // the dual and triple modes find a flow's queue by flow; host fairness is separate
+            Isolation::Flows | Isolation::DualSrchost | Isolation::DualDsthost | Isolation::TripleIsolate => {
+                (p.src, p.dst, p.flow)
+            }
         }
     }
 

@@ -490,7 +490,7 @@ impl Fq {
         if new {
             let weight = match self.p.user {
                 User::Flow => self.p.weights.0.get(pkt.flow as usize).copied().unwrap_or(1),
-                _ => 1,
+                User::Pair | User::Source => 1,
             };
             self.convs.push(Conv { key, weight, f_last: 0, active: false, queue: VecDeque::new(), bytes: 0 });
         }

@@ -245,7 +245,7 @@ impl Common {
         match self.cc.info().ecn {
             EcnUse::Own(fb) => fb,
             EcnUse::Optional if self.ecn => Feedback::Classic,
-            _ => Feedback::None,
+            EcnUse::Optional | EcnUse::Unsupported => Feedback::None,
         }
     }
 

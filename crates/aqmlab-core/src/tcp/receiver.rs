@@ -221,7 +221,8 @@ impl Agent for Receiver {
                 }
                 self.ce_state = ce;
             }
-            _ => {}
+            // DECbit's copy is made per ACK below; no feedback, or no change of CE state
+            Feedback::CopyBit | Feedback::PerPacket | Feedback::None => {}
         }
         if end <= self.rcv_nxt {
             self.ack_now(Some(echo), ce, out); // a duplicate
