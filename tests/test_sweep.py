@@ -221,6 +221,24 @@ def test_scenario_hash_is_the_expanded_scenario_without_path_and_seed(sweep_dir:
 # ---- executors
 
 
+def test_a_clusters_tasks_grow_to_a_quarter_second_of_short_runs(monkeypatch):
+    # A Dask task costs the scheduler milliseconds: once runs are timed, short ones go several
+    # to a task (TASK_S of work, at most MAX_BATCH), long ones one each. The grid sweep below
+    # then stores the same results through such batches.
+    from aqmlab.sweep import executors
+
+    dask = object.__new__(executors._Dask)
+    dask._runs, dask._run_s = 0, 0.0
+    assert dask._batch() == 1  # nothing timed yet
+    dask._runs, dask._run_s = 10, 0.1  # 10 ms a run
+    assert dask._batch() == math.ceil(executors.TASK_S / 0.01)
+    dask._runs, dask._run_s = 4, 8.0  # 2 s a run
+    assert dask._batch() == 1
+    dask._runs, dask._run_s = 1000, 1e-3
+    assert dask._batch() == executors.MAX_BATCH
+    assert [o.seed for o in executors.execute_runs(())] == []
+
+
 def test_serial_pool_and_dask_store_the_same_results(sweep_dir: Path):
     serial = run_cli("sweep", sweep_dir / "grid.toml", "--workers", "1", "--store", sweep_dir / "serial.duckdb")
     assert serial.returncode == 0, serial.stderr

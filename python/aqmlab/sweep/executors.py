@@ -8,7 +8,9 @@ they expand the scenario to the same hash as the sweep's process.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
+import math
 import multiprocessing
 import os
 import re
@@ -57,6 +59,11 @@ class RunOutcome:
     build: str | None = None  # build_identity() of the process that ran it
 
 
+# A Dask task of short runs lasts about this long (seconds), at most MAX_BATCH runs.
+TASK_S = 0.25
+MAX_BATCH = 32
+
+
 def execute_run(task: RunTask) -> RunOutcome:
     """Run one (scenario, seed); a run that cannot finish comes back as a failed outcome, not an exception."""
     started = time.perf_counter()
@@ -102,24 +109,32 @@ class Serial:
         pass
 
 
-def _windowed(submit, wait_first, result, tasks: Sequence[RunTask], window) -> Iterator[list[RunOutcome]]:
-    """Keep about ``window()`` runs submitted; yield the outcomes finished so far, as a list,
-    refilling first.
+def execute_runs(tasks: Sequence[RunTask]) -> list[RunOutcome]:
+    """Several runs as one task of a cluster (see :class:`_Dask`'s batches)."""
+    return [execute_run(task) for task in tasks]
+
+
+def _windowed(
+    submit, wait_first, result, tasks: Sequence[RunTask], window, batch=lambda: 1
+) -> Iterator[list[RunOutcome]]:
+    """Keep about ``window()`` tasks submitted, each of ``batch()`` runs; yield the outcomes
+    finished so far, as a list, refilling first.
 
     A bounded window keeps the scheduler's queue short and memory flat for large sweeps, and an
     interrupted sweep has little to cancel. Everything that finished while the caller stored the
     previous list comes as one list: the caller stores it in one transaction (group commit), so
-    storing keeps up with short runs without holding any finished run back.
+    storing keeps up with short runs without holding any finished run back. ``submit`` takes a
+    tuple of tasks and ``result`` gives the list of their outcomes.
     """
     queue = iter(tasks)
     pending: set = set()
 
     def fill() -> None:
         while len(pending) < window():
-            task = next(queue, None)
-            if task is None:
+            chunk = tuple(itertools.islice(queue, batch()))
+            if not chunk:
                 return
-            pending.add(submit(task))
+            pending.add(submit(chunk))
 
     fill()
     while pending:
@@ -127,7 +142,7 @@ def _windowed(submit, wait_first, result, tasks: Sequence[RunTask], window) -> I
         pending.clear()
         pending.update(not_done)
         fill()  # before handing the finished runs over, so workers stay busy while they are stored
-        yield [result(future) for future in done]
+        yield [outcome for future in done for outcome in result(future)]
 
 
 class _ProcessPool:
@@ -152,7 +167,8 @@ class _ProcessPool:
 
         broken = "a worker process died (killed, out of memory, crashed, or aqmlab failed to import in it)"
 
-        def submit(task):
+        def submit(chunk):
+            (task,) = chunk  # one run per task: a local pool's overhead per task is small
             try:
                 future = self.pool.submit(execute_run, task)
             except BrokenProcessPool:
@@ -163,10 +179,10 @@ class _ProcessPool:
         def wait_first(pending):
             return wait(pending, return_when=FIRST_COMPLETED)
 
-        def result(future) -> RunOutcome:
+        def result(future) -> list[RunOutcome]:
             self._pending.discard(future)
             try:
-                return future.result()
+                return [future.result()]
             except BrokenProcessPool:
                 raise SweepAborted(broken) from None
 
@@ -236,6 +252,8 @@ class _Dask:
             scheduler = getattr(target, "scheduler", None)
             self.description = f"Dask cluster at {scheduler and scheduler.address}"
         self._pending: set = set()
+        self._run_s = 0.0  # wall time of the runs finished so far, and their count
+        self._runs = 0
         self._threads = 0
         self._threads_at = 0.0
         try:
@@ -264,41 +282,56 @@ class _Dask:
     def outcomes(self, tasks: Sequence[RunTask]) -> Iterator[list[RunOutcome]]:
         from distributed import KilledWorker, wait
 
-        task_of: dict[str, RunTask] = {}
+        tasks_of: dict[str, tuple[RunTask, ...]] = {}
 
-        def submit(task):
-            future = self.client.submit(execute_run, task, pure=False)
+        def submit(chunk):
+            future = self.client.submit(execute_runs, chunk, pure=False)
             self._pending.add(future)
-            task_of[future.key] = task
+            tasks_of[future.key] = chunk
             return future
 
         def wait_first(pending):
             return wait(list(pending), return_when="FIRST_COMPLETED")
 
-        def result(future) -> RunOutcome:
+        def result(future) -> list[RunOutcome]:
             self._pending.discard(future)
-            task = task_of.pop(future.key)
+            chunk = tasks_of.pop(future.key)
             try:
-                return future.result()
+                outcomes = future.result()
             except KilledWorker as error:
-                # The scheduler gave up on this run after workers died running it: that is this
-                # run's failure (memory, a crash), not the sweep's.
-                return RunOutcome(
-                    task.scenario_hash,
-                    task.seed,
-                    "failed",
-                    None,
-                    f"KilledWorker: Dask workers died running it ({error})",
-                    0.0,
-                    _core.version(),
-                    build_identity(),
-                )
+                # The scheduler gave up on this task after workers died running it: that is the
+                # failure of its runs (memory, a crash), not the sweep's.
+                which = "it" if len(chunk) == 1 else f"it or another of the {len(chunk)} runs of its task"
+                return [
+                    RunOutcome(
+                        task.scenario_hash,
+                        task.seed,
+                        "failed",
+                        None,
+                        f"KilledWorker: Dask workers died running {which} ({error})",
+                        0.0,
+                        _core.version(),
+                        build_identity(),
+                    )
+                    for task in chunk
+                ]
             except Exception as error:  # noqa: BLE001 - whatever the cluster raised, one line
                 raise SweepAborted(f"the Dask cluster failed: {type(error).__name__}: {error}") from None
             finally:
                 future.release()
+            self._run_s += sum(outcome.wall_s for outcome in outcomes)
+            self._runs += len(outcomes)
+            return outcomes
 
-        return _windowed(submit, wait_first, result, tasks, self._window)
+        return _windowed(submit, wait_first, result, tasks, self._window, self._batch)
+
+    def _batch(self) -> int:
+        """Runs per task: enough that a task lasts about TASK_S once runs have been timed (a
+        scheduler's cost per task is milliseconds, as much as a short run), one until then."""
+        if not self._runs:
+            return 1
+        mean = self._run_s / self._runs
+        return max(1, min(MAX_BATCH, math.ceil(TASK_S / max(mean, 1e-6))))
 
     def close(self, abort: bool = False) -> None:
         if self._pending:
