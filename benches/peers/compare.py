@@ -169,6 +169,29 @@ AQM_QUEUES: list[tuple[str, dict]] = [
     # AQM_LIMIT packets of the scenario's 1000 bytes.
     ("cake (ns-3: FqCobalt)", {"discipline": "cake", "isolation": "flows", "memlimit": AQM_LIMIT * 1000}),
     ("ared", {"discipline": "ared", "limit": AQM_LIMIT}),
+    # A shaper at 8 of the line's 10 Mbps (so its queue is the bottleneck), a 15,000-byte bucket,
+    # with a FIFO and with FQ-CoDel holding the backlog: Linux's tbf, ns-3's TbfQueueDisc.
+    (
+        "tbf 8Mbps + droptail",
+        {"discipline": "tbf", "rate": "8Mbps", "burst": 15000, "inner": {"discipline": "droptail", "limit": AQM_LIMIT}},
+    ),
+    (
+        "tbf 8Mbps + fq_codel",
+        {
+            "discipline": "tbf",
+            "rate": "8Mbps",
+            "burst": 15000,
+            "inner": {
+                "discipline": "fq_codel",
+                "limit": AQM_LIMIT,
+                "flows": 1024,
+                "quantum": 1500,
+                "target": "5ms",
+                "interval": "100ms",
+                "drop_batch": 64,
+            },
+        },
+    ),
 ]
 
 # The congestion controls ns-3 shares, on the TCP dumbbell (4 bulk flows, 10 Mbps, 60 ms RTT).
@@ -409,6 +432,13 @@ def ns3_args(
         raise fail(f"tcp flows may only set {', '.join(sorted(TCP_KEYS))}")
 
     q = bottleneck["queue"]
+    shaper = []
+    if q["discipline"] == "tbf":
+        # ns-3's TbfQueueDisc with the inner discipline as its child (Linux tbf's shape).
+        if set(q) - {"discipline", "rate", "burst", "inner"} or not isinstance(q.get("burst"), int):
+            raise fail("tbf: set rate, burst (bytes, a number) and inner only")
+        shaper = [f"--tbfRate={bits_per_second(q['rate'])}bps", f"--tbfBurst={q['burst']}"]
+        q = q.get("inner", {"discipline": "droptail", "limit": 1000})
     args = [
         f"--tcp={n_tcp}",
         f"--cbr={n_cbr}",
@@ -426,6 +456,7 @@ def ns3_args(
     ]
     if cbr:
         args.append(f"--cbrRate={cbr[0]['rate']}")
+    args += shaper
     if q["discipline"] == "red":
         red = {**RED_DEFAULTS, **q}
         args += [

@@ -50,7 +50,7 @@ def main() -> int:
         overrides.append((key, value))
     scenario = core.parse_scenario(args.file.read_text(), str(args.file), overrides)
     t0 = time.perf_counter()
-    results = json.loads(core.run(scenario, None, None))
+    results = json.loads(core.run(scenario, None, None).json())
     call_s = time.perf_counter() - t0
     links = [link for link in results["links"] if link["name"] == args.link]
     if not links:

@@ -165,6 +165,8 @@ main(int argc, char* argv[])
     double minRto = 0.2;
     uint32_t seed = 1;
     std::string routing = "static";
+    std::string tbfRate;   // empty: no shaper
+    uint32_t tbfBurst = 0; // bytes
     std::string tcpType = "newreno";
     bool ecn = false;
     bool perFlow = false;
@@ -211,6 +213,8 @@ main(int argc, char* argv[])
     cmd.AddValue("routing", "static (default routes) or global (Ipv4GlobalRoutingHelper)", routing);
     cmd.AddValue("tcpType", "TCP congestion control: newreno, cubic, dctcp, bbr", tcpType);
     cmd.AddValue("ecn", "ECN-capable TCP sockets (RFC 3168; DCTCP's own feedback for dctcp)", ecn);
+    cmd.AddValue("tbfRate", "shape the bottleneck with a TbfQueueDisc at this rate, --queue inside it", tbfRate);
+    cmd.AddValue("tbfBurst", "the shaper's bucket, bytes", tbfBurst);
     cmd.AddValue("quantum", "fq_codel / fq_pie quantum, bytes (0: the device MTU)", quantum);
     cmd.AddValue("perFlow", "a sink per flow (received bytes per flow in the output)", perFlow);
     cmd.Parse(argc, argv);
@@ -336,6 +340,24 @@ main(int argc, char* argv[])
                             "LinkDelay",
                             TimeValue(Time(bottleneckDelay)));
     }
+    else if (!tbfRate.empty())
+    {
+        // Linux's tbf with a child discipline: the shaper's tokens decide when the child's next
+        // packet leaves; the child holds, drops and orders the backlog.
+        uint16_t handle = bq.SetRootQueueDisc("ns3::TbfQueueDisc",
+                                              "Rate",
+                                              DataRateValue(DataRate(tbfRate)),
+                                              "Burst",
+                                              UintegerValue(tbfBurst),
+                                              "Mtu",
+                                              UintegerValue(1500));
+        auto classes = bq.AddQueueDiscClasses(handle, 1, "ns3::QueueDiscClass");
+        bq.AddChildQueueDisc(handle,
+                             classes[0],
+                             queueTypes.at(queue),
+                             "MaxSize",
+                             QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)));
+    }
     else
     {
         bq.SetRootQueueDisc(queueTypes.at(queue),
@@ -345,16 +367,22 @@ main(int argc, char* argv[])
     QueueDiscContainer bqd = bq.Install(bottleneck);
     for (uint32_t k = 0; quantum > 0 && k < bqd.GetN(); ++k)
     {
+        // Behind a shaper, the flow-queueing discipline is the shaper's child.
+        Ptr<QueueDisc> disc = bqd.Get(k);
+        if (auto tbf = DynamicCast<TbfQueueDisc>(disc))
+        {
+            disc = tbf->GetQueueDiscClass(0)->GetQueueDisc();
+        }
         // Not an attribute in ns-3: a setter, read when the queue disc initialises.
-        if (auto fq = DynamicCast<FqCoDelQueueDisc>(bqd.Get(k)))
+        if (auto fq = DynamicCast<FqCoDelQueueDisc>(disc))
         {
             fq->SetQuantum(quantum);
         }
-        else if (auto fqp = DynamicCast<FqPieQueueDisc>(bqd.Get(k)))
+        else if (auto fqp = DynamicCast<FqPieQueueDisc>(disc))
         {
             fqp->SetQuantum(quantum);
         }
-        else if (auto fqc = DynamicCast<FqCobaltQueueDisc>(bqd.Get(k)))
+        else if (auto fqc = DynamicCast<FqCobaltQueueDisc>(disc))
         {
             fqc->SetQuantum(quantum);
         }
