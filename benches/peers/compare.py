@@ -236,6 +236,17 @@ def modern_cases() -> list[Case]:
         Case("aqm", f"AQM {name}", "aqm-dumbbell", "flows", both=[("link.bottleneck.queue", q)])
         for name, q in AQM_QUEUES
     ]
+    # A rate that halves at 30 s (aqm-dumbbell-schedule.toml), under FQ-CoDel as above.
+    fq_codel = dict(AQM_QUEUES)["fq_codel"]
+    out.append(
+        Case(
+            "aqm",
+            "AQM fq_codel, 10->5 Mbps",
+            "aqm-dumbbell-schedule",
+            "flows",
+            both=[("link.bottleneck.queue", fq_codel)],
+        )
+    )
     out += [Case("tcp", f"TCP {name}", "tcp-cc-dumbbell", "flows", both=sets) for name, sets in TCP_CASES]
     return out
 
@@ -432,6 +443,14 @@ def ns3_args(
         raise fail(f"tcp flows may only set {', '.join(sorted(TCP_KEYS))}")
 
     q = bottleneck["queue"]
+    # A step schedule of two rates: ns-3 sets the device's DataRate at the second point.
+    rate_args = []
+    if "rate_schedule" in bottleneck:
+        schedule = bottleneck["rate_schedule"]
+        if len(schedule) != 2 or seconds(schedule[0][0]) != 0 or bottleneck.get("rate_shape", "step") != "step":
+            raise fail("a bottleneck rate_schedule must be two steps, the first at 0s")
+        bottleneck = {**bottleneck, "rate": schedule[0][1]}
+        rate_args = [f"--rateChangeAt={seconds(schedule[1][0])}", f"--rateChangeTo={schedule[1][1]}"]
     shaper = []
     if q["discipline"] == "tbf":
         # ns-3's TbfQueueDisc with the inner discipline as its child (Linux tbf's shape).
@@ -456,7 +475,7 @@ def ns3_args(
     ]
     if cbr:
         args.append(f"--cbrRate={cbr[0]['rate']}")
-    args += shaper
+    args += shaper + rate_args
     if q["discipline"] == "red":
         red = {**RED_DEFAULTS, **q}
         args += [

@@ -165,6 +165,8 @@ main(int argc, char* argv[])
     double minRto = 0.2;
     uint32_t seed = 1;
     std::string routing = "static";
+    double rateChangeAt = -1; // seconds; below 0: the bottleneck's rate never changes
+    std::string rateChangeTo;
     std::string tbfRate;   // empty: no shaper
     uint32_t tbfBurst = 0; // bytes
     std::string tcpType = "newreno";
@@ -213,6 +215,8 @@ main(int argc, char* argv[])
     cmd.AddValue("routing", "static (default routes) or global (Ipv4GlobalRoutingHelper)", routing);
     cmd.AddValue("tcpType", "TCP congestion control: newreno, cubic, dctcp, bbr", tcpType);
     cmd.AddValue("ecn", "ECN-capable TCP sockets (RFC 3168; DCTCP's own feedback for dctcp)", ecn);
+    cmd.AddValue("rateChangeAt", "the bottleneck's r1->r2 rate changes at this time, seconds", rateChangeAt);
+    cmd.AddValue("rateChangeTo", "... to this rate", rateChangeTo);
     cmd.AddValue("tbfRate", "shape the bottleneck with a TbfQueueDisc at this rate, --queue inside it", tbfRate);
     cmd.AddValue("tbfBurst", "the shaper's bucket, bytes", tbfBurst);
     cmd.AddValue("quantum", "fq_codel / fq_pie quantum, bytes (0: the device MTU)", quantum);
@@ -293,6 +297,13 @@ main(int argc, char* argv[])
     p2p.SetDeviceAttribute("DataRate", StringValue(bottleneckRate));
     p2p.SetChannelAttribute("Delay", StringValue(bottleneckDelay));
     NetDeviceContainer bottleneck = p2p.Install(r1, r2);
+    if (rateChangeAt >= 0)
+    {
+        // A packet in transmission keeps the rate it started at; the next one takes the new rate.
+        Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(bottleneck.Get(0));
+        const DataRate to(rateChangeTo);
+        Simulator::Schedule(Seconds(rateChangeAt), [dev, to]() { dev->SetDataRate(to); });
+    }
     p2p.SetDeviceAttribute("DataRate", StringValue(sinkRate));
     p2p.SetChannelAttribute("Delay", StringValue(sinkDelay));
     NetDeviceContainer sinkLink = p2p.Install(r2, sink);
@@ -540,6 +551,12 @@ main(int argc, char* argv[])
     const auto [tcpRx, tcpEach] = rxBytes(tcpSinks);
     const auto [udpRx, udpEach] = rxBytes(udpSinks);
     const double rateBps = DataRate(bottleneckRate).GetBitRate();
+    // The line's capacity over the run, for utilisation: each rate for as long as it held.
+    double capacityBits = rateBps * duration;
+    if (rateChangeAt >= 0 && rateChangeAt < duration)
+    {
+        capacityBits = rateBps * rateChangeAt + DataRate(rateChangeTo).GetBitRate() * (duration - rateChangeAt);
+    }
     std::ostringstream out;
     out.precision(9);
     out << "{\"simulator\": \"ns-3\", \"version\": \"" << NS3_PEER_VERSION << "\""
@@ -553,7 +570,7 @@ main(int argc, char* argv[])
         << ", \"mean_sojourn_tcp_s\": " << MeanSojourn(6) << ", \"mean_sojourn_udp_s\": " << MeanSojourn(17)
         << ", \"sojourn_samples_tcp\": " << g_sojournByProtocol[6].second
         << ", \"sojourn_samples_udp\": " << g_sojournByProtocol[17].second << ", \"sojourn_samples\": " << g_sojournN
-        << ", \"rate_bps\": " << rateBps << ", \"utilization\": " << g_txBytes * 8.0 / rateBps / duration << "}"
+        << ", \"rate_bps\": " << rateBps << ", \"utilization\": " << g_txBytes * 8.0 / capacityBits << "}"
         << ", \"queue\": \"" << queue << "\", \"tcp_type\": \"" << tcpType << "\""
         << ", \"device_queue_drops\": " << g_devDrops
         << ", \"tcp_rx_bytes\": " << tcpRx << ", \"udp_rx_bytes\": " << udpRx;
