@@ -251,6 +251,10 @@ fn exercise(text: &str) -> Result<(), String> {
         if sc.flows.len() > 20_000 || sc.links.len() > 20_000 {
             return Ok(());
         }
+        // What the binding refuses before a run (a machine too small for it) is not run here either.
+        if aqmlab_core::scenario::budget::probe_memory(&sc).is_err() {
+            return Ok(());
+        }
         let mut sim = Simulation::new(&sc, None);
         let _ = sim.run_for(u64::MAX, 30_000);
         sim.check_invariants()?;

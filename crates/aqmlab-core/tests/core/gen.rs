@@ -417,6 +417,11 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                 .collect();
             let shape = if rng.chance(0.5) { "step" } else { "linear" };
             let _ = writeln!(t, "rate_schedule_reverse = [{}]\nrate_shape = \"{shape}\"", points.join(", "));
+        } else if rng.chance(0.1) {
+            // The reverse direction's capacity from the Mahimahi trace that ships with the examples.
+            let trace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../scenarios/examples/traces/lte-downlink.mahimahi");
+            let _ = writeln!(t, "trace_reverse = {:?}", trace.display().to_string());
         }
         let d = pick(&mut rng, DISCIPLINES);
         let _ = writeln!(t, "queue = {}", queue(&mut rng, d, &mut shape));
@@ -498,6 +503,70 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                 }
                 if cc == "bbr" {
                     let _ = writeln!(t, "cwnd_gain = {:.2}", 1.0 + rng.uniform() * 2.0);
+                    if rng.chance(0.3) {
+                        let _ = writeln!(
+                            t,
+                            "rtprop_window = \"{}ms\"\nprobe_rtt_time = \"{}ms\"",
+                            int(&mut rng, 10, 10_000),
+                            int(&mut rng, 1, 300)
+                        );
+                    }
+                }
+                if cc == "vegas" && rng.chance(0.5) {
+                    let alpha = int(&mut rng, 0, 4);
+                    let _ = writeln!(
+                        t,
+                        "alpha = {alpha}\nbeta = {}\ngamma = {}",
+                        alpha + int(&mut rng, 0, 4),
+                        int(&mut rng, 0, 4)
+                    );
+                }
+                if (cc == "generic" || cc == "decbit") && rng.chance(0.5) {
+                    let _ = writeln!(
+                        t,
+                        "gain = {:.3}\nbeta = {:.2}",
+                        0.01 + rng.uniform() * 0.99,
+                        1.0 + rng.uniform() * 3.0
+                    );
+                }
+                if cc == "decbit" && rng.chance(0.5) {
+                    let _ = writeln!(
+                        t,
+                        "increase = {}\ndecrease = {:.3}\nthreshold = {:.2}",
+                        int(&mut rng, 1, 4),
+                        0.5 + rng.uniform() * 0.49,
+                        0.05 + rng.uniform() * 0.9
+                    );
+                }
+                if ["tahoe", "reno", "newreno", "cubic", "dctcp", "vegas"].contains(&cc) && rng.chance(0.3) {
+                    let _ = writeln!(t, "dupack_threshold = {}", int(&mut rng, 1, 6));
+                }
+                if !["generic", "decbit"].contains(&cc) && rng.chance(0.3) {
+                    let _ = writeln!(t, "initial_cwnd = {}", int(&mut rng, 1, 40));
+                    if cc != "bbr" && rng.chance(0.5) {
+                        let _ = writeln!(t, "initial_ssthresh = {}", int(&mut rng, 2, 64));
+                    }
+                }
+                if rng.chance(0.2) {
+                    let _ = writeln!(
+                        t,
+                        "tick = \"{}ms\"\nbackoff = {}",
+                        pick(&mut rng, &["0", "10", "500"]),
+                        rng.chance(0.5)
+                    );
+                }
+                if rng.chance(0.3) {
+                    let _ = writeln!(
+                        t,
+                        "ack_size = {}\nhandshake = {}\ndelayed_ack_timeout = \"{}ms\"",
+                        int(&mut rng, 40, 100),
+                        rng.chance(0.5),
+                        int(&mut rng, 1, 500)
+                    );
+                    if kind == "tcp" {
+                        // Below the smallest packet_size drawn for tcp (100 bytes).
+                        let _ = writeln!(t, "header = {}", int(&mut rng, 0, 60));
+                    }
                 }
                 if rng.chance(0.2) {
                     let _ = writeln!(t, "pacing = true");
@@ -558,8 +627,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
     if rng.chance(0.3) {
         let _ = writeln!(
             t,
-            "\n[trace]\ninterval = \"{}ms\"\nflows = [\"all\"]\nlinks = [\"n0->n1\"]\nqueue_by_flow = {}",
+            "\n[trace]\ninterval = \"{}ms\"\nflows = [\"all\"]\nlinks = [\"n0->n1\"]\nqueue_by_flow = {}\nrtt_samples = {}",
             int(&mut rng, 5, 200),
+            rng.chance(0.5),
             rng.chance(0.5)
         );
     }
