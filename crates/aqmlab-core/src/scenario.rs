@@ -1462,6 +1462,36 @@ impl<'a> Builder<'a> {
             "interval",
             "is required to record time series (links, flows): add interval = \"100ms\", say",
         )?;
+        // Options that only qualify another would do nothing alone, silently: refused instead.
+        let written = |key: &str| f.origin(key) != f.origin("");
+        let qualifiers = [
+            ("interval", written("interval"), series_asked, "samples the traced links and flows: add links or flows"),
+            (
+                "queue_by_flow",
+                keys.queue_by_flow,
+                !links.is_empty(),
+                "counts each flow's packets in the traced links' queues: add links",
+            ),
+            (
+                "rtt_samples",
+                keys.rtt_samples,
+                !flow_ids.is_empty(),
+                "keeps the round trips of the traced flows: add flows",
+            ),
+            (
+                "packets_flows",
+                written("packets_flows"),
+                !packets.is_empty(),
+                "selects what the packet log keeps: add packets",
+            ),
+            ("packets_from", written("packets_from"), !packets.is_empty(), "starts the packet log: add packets"),
+            ("packets_to", written("packets_to"), !packets.is_empty(), "ends the packet log: add packets"),
+        ];
+        // Said after the unknown keys (f.finish): a misspelt `links` is the better answer.
+        let alone = qualifiers
+            .iter()
+            .find(|(_, set, needed, _)| *set && !*needed && !f.is_catalogue())
+            .map(|(key, _, _, what)| f.error(key, format!("{what} (alone it would do nothing)")));
         let to = keys.packets_to.map(|d| d.0).unwrap_or(duration);
         f.ensure(to > keys.packets_from.0, "packets_to", "must be after packets_from")?;
         if !packets.is_empty() {
@@ -1498,6 +1528,9 @@ impl<'a> Builder<'a> {
             )?;
         }
         f.finish()?;
+        if let Some(e) = alone {
+            return Err(e);
+        }
         Ok(TraceSpec {
             interval: if series_asked { keys.interval.map(|d| d.0) } else { None },
             links,
