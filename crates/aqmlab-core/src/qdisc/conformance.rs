@@ -970,7 +970,9 @@ pub mod fuzz {
     ];
 
     /// PIE's catch-up ran 10^6 to 10^9 updates one by one when a 1 bit/s line left packets
-    /// queued for 1000 s and alpha was too small for p to settle (pie.rs, jump_within_band).
+    /// queued for 1000 s and alpha was too small for p to settle (pie.rs, jump_within_band);
+    /// so did DualPI2's with p' held at 1 or 0 by a standing queue, or falling slowly on an
+    /// empty one (dualpi2.rs, catch_up).
     const PIE_REGRESSIONS: &[(&str, LinkInfo, u64, u64)] = &[
         (
             "discipline = \"pie\"\ntarget = \"1ms\"\ntupdate = \"1ms\"\nalpha = 1e-300\necn = false\nmtu = 100000\n",
@@ -983,6 +985,30 @@ pub mod fuzz {
             LinkInfo { rate_bps: 10_000_000_000, n_flows: 26, mean_packet_size: 40 },
             1,
             14727398570318134763,
+        ),
+        (
+            "discipline = \"pie\"\ntarget = \"1ns\"\ntupdate = \"1ms\"\nbeta = 1e-300\nmax_burst = \"1ms\"\necn = true\n",
+            LinkInfo { rate_bps: 1, n_flows: 29, mean_packet_size: 1000 },
+            1,
+            1942417112263435891,
+        ),
+        (
+            "discipline = \"dualpi2\"\ntupdate = \"1ms\"\nalpha = 0\nstep_thresh = 0\nmin_qlen_step = 100000\ncoupling_factor = 0.5\nclassic_protection = 0\ndrop_overload = false\n",
+            LinkInfo { rate_bps: 1, n_flows: 35, mean_packet_size: 500 },
+            1,
+            9084333749710374281,
+        ),
+        (
+            "discipline = \"dualpi2\"\nlimit = 100000\ntarget = \"1e9s\"\nalpha = 1\nstep_thresh = \"1s\"\nmin_qlen_step = 7\ncoupling_factor = 1e-9\n",
+            LinkInfo { rate_bps: 1, n_flows: 27, mean_packet_size: 1000 },
+            1,
+            16765703425284232003,
+        ),
+        (
+            "discipline = \"dualpi2\"\nalpha = 1e-300\nbeta = 1e-9\nmin_qlen_step = 100\n",
+            LinkInfo { rate_bps: 1000, n_flows: 11, mean_packet_size: 500 },
+            1,
+            6005494605507686189,
         ),
     ];
 

@@ -94,7 +94,13 @@ impl Params {
             f.or("target", Duration(15_000_000), "Classic queueing delay the PI2 controller holds")?;
         f.ensure(target.0 > 0, "target", "must be above 0")?;
         let tupdate: Duration = f.or("tupdate", Duration(16_000_000), "interval between PI2 probability updates")?;
-        f.ensure(tupdate.0 > 0, "tupdate", "must be above 0 (the controller must run)")?;
+        // Linux takes tupdate in microseconds; below that, the updates caught up between two
+        // packets of a slow link run into the billions (as PIE's floor).
+        f.ensure(
+            tupdate.0 >= 1_000,
+            "tupdate",
+            "must be 1us or more (above 0: the controller must run; Linux counts it in microseconds)",
+        )?;
         let alpha: f64 =
             f.or("alpha", 0.16, "integral gain: p' += alpha (qdelay - target) per update, qdelay in seconds")?;
         let beta: f64 =
@@ -213,18 +219,105 @@ impl DualPi2 {
             return;
         };
         let tupdate = self.p.tupdate.0;
+        let mut updated = false;
         while due <= now {
-            if self.prob == 0.0 && self.prev_qdelay == 0 && self.l.is_empty() && self.c.is_empty() {
+            let empty = self.l.is_empty() && self.c.is_empty();
+            if self.prob == 0.0 && self.prev_qdelay == 0 && empty {
                 // Idle with p' = 0: the updates still due until now would change nothing.
                 due += ((now - due) / tupdate + 1) * tupdate;
                 break;
             }
             let qdelay = self.qdelay_at(due);
             let s = |ns: u64| ns as f64 / NS_PER_S as f64;
+            let before = self.prob;
             self.prob =
                 pi2_update(self.prob, self.p.alpha, self.p.beta, s(self.p.target.0), s(qdelay), s(self.prev_qdelay));
             self.prev_qdelay = qdelay;
             due += tupdate;
+            if due > now {
+                break;
+            }
+            let remaining = (now - due) / tupdate + 1;
+            if updated && remaining >= 1000 && before == 0.0 && self.prob == 0.0 && !empty {
+                // Held at 0 with the same head packets: the update at a later due keeps p' at 0
+                // while alpha (qdelay - target) + beta tupdate <= 0, qdelay growing by tupdate
+                // per update. Those updates are skipped at once (exact: p' stays 0), stopping
+                // two short of the first that would raise it.
+                let (alpha, beta) = (self.p.alpha, self.p.beta);
+                let tu = s(tupdate);
+                let keep = if alpha > 0.0 {
+                    let threshold = s(self.p.target.0) - beta * tu / alpha;
+                    let next = s(self.qdelay_at(due));
+                    ((threshold - next) / tu).floor().max(0.0).min(remaining as f64) as u64
+                } else if beta == 0.0 {
+                    remaining
+                } else {
+                    0
+                };
+                let skip = keep.saturating_sub(2).min(remaining);
+                if skip > 0 {
+                    due += skip * tupdate;
+                    self.prev_qdelay = self.qdelay_at(due - tupdate);
+                    continue;
+                }
+            }
+            if updated && remaining >= 1000 && before == 1.0 && self.prob == 1.0 && !empty {
+                // Held at 1 with the same head packets: their delay grows by tupdate per update,
+                // so (alpha, beta >= 0) every update still due adds at least as much: p' stays 1.
+                // Jumped at once (a slow line leaves billions of them between two packets).
+                let last = due + (remaining - 1) * tupdate;
+                self.prev_qdelay = self.qdelay_at(last);
+                due = last + tupdate;
+                break;
+            }
+            if updated && remaining >= 1000 && !empty {
+                // Between the clamps, with the same head packets, the update at due + j tupdate
+                // adds a + j b (qdelay grows by tupdate per update): p' after k of them is
+                // p' + k a + b k (k - 1) / 2. The most updates that keep it within [0, 1] (found
+                // by bisection: the sums are convex in k) are applied at once, less one, for
+                // long waits only (rounding differs from the steps).
+                let tu = s(tupdate);
+                let a = self.p.alpha * (s(self.qdelay_at(due)) - s(self.p.target.0)) + self.p.beta * tu;
+                let b = self.p.alpha * tu;
+                let p0 = self.prob;
+                let at = |k: f64| p0 + k * a + b * k * (k - 1.0) / 2.0;
+                let within = |k: u64| {
+                    let kf = k as f64;
+                    let lowest = if b > 0.0 {
+                        let vertex = (0.5 - a / b).clamp(0.0, kf);
+                        at(vertex.floor()).min(at(vertex.ceil()))
+                    } else {
+                        at(kf).min(p0)
+                    };
+                    at(kf) <= 1.0 && lowest >= 0.0
+                };
+                let (mut lo, mut hi) = (0u64, remaining);
+                while lo < hi {
+                    let mid = lo + (hi - lo).div_ceil(2);
+                    if within(mid) {
+                        lo = mid;
+                    } else {
+                        hi = mid - 1;
+                    }
+                }
+                let skip = lo.saturating_sub(1);
+                if skip > 0 {
+                    self.prob = at(skip as f64).clamp(0.0, 1.0);
+                    due += skip * tupdate;
+                    self.prev_qdelay = self.qdelay_at(due - tupdate);
+                    continue;
+                }
+            }
+            if updated && empty && remaining >= 1000 && self.prev_qdelay == 0 {
+                // Empty, so every update still due subtracts alpha x target: p' falls linearly
+                // to 0, taken in one step (only for long waits: rounding differs from the steps).
+                let fall = self.p.alpha * s(self.p.target.0);
+                let steps = if fall > 0.0 { (self.prob / fall).ceil().min(remaining as f64) as u64 } else { remaining };
+                self.prob = (self.prob - steps as f64 * fall).max(0.0);
+                due += steps * tupdate;
+                continue;
+            }
+            updated = true;
         }
         self.next_update = Some(due);
     }
@@ -358,6 +451,9 @@ mod tests {
         let e = read("classic_protection = 101").unwrap_err();
         assert!(e.to_string().contains("classic_protection") && e.message.contains("0 to 100"), "{e}");
         assert!(read("tupdate = 0").unwrap_err().message.contains("above 0"));
+        // A fuzz finding: 1 ns between updates on a 10 kbit/s line was a billion updates a packet.
+        assert!(read("tupdate = \"999ns\"").unwrap_err().message.contains("1us or more"));
+        assert!(read("tupdate = \"1us\"").is_ok());
         assert!(read("coupling_factor = 0").is_err());
     }
 

@@ -220,7 +220,7 @@ impl PieVars {
             let before = (self.prob, self.qdelay_old, self.accu_prob);
             let restored = self.update(p, backlog);
             if t < due {
-                t += self.jump_within_band(p, (due - t) / p.tupdate.0);
+                t += self.jump_within_band(p, (due - t) / p.tupdate.0, backlog);
             }
             if (self.prob, self.qdelay_old, self.accu_prob) == before {
                 // The probability has settled (the delay estimate does not move between
@@ -236,13 +236,14 @@ impl PieVars {
         self.last_update = Some(due.max(last));
     }
 
-    /// With the delay estimate steady and above 0 (no decay), every update within one range of
-    /// the auto-tuning adds the same step: apply up to `remaining` of them at once, stopping
-    /// short of the range's edges (where the next update is taken one by one). Returns the time
+    /// With the delay estimate steady and no decay (the estimate above 0, or 0 with packets
+    /// queued: PIE then leaves the decay out), every update within one range of the
+    /// auto-tuning adds the same step: apply up to `remaining` of them at once, stopping short
+    /// of the range's edges (where the next update is taken one by one). Returns the time
     /// covered. Only long waits with packets queued need it (a line slower than a packet per
     /// update); p differs from step-by-step addition by rounding only.
-    fn jump_within_band(&mut self, p: &PieParams, remaining: u64) -> u64 {
-        if remaining < 1000 || self.qdelay == 0 || self.qdelay != self.qdelay_old {
+    fn jump_within_band(&mut self, p: &PieParams, remaining: u64, backlog: u64) -> u64 {
+        if remaining < 1000 || (self.qdelay == 0 && backlog == 0) || self.qdelay != self.qdelay_old {
             return 0;
         }
         let s = |ns: u64| ns as f64 / NS_PER_S as f64;
