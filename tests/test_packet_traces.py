@@ -303,6 +303,7 @@ load = 0.3
 load_link = "bottleneck"
 handshake = true
 ecn = true
+sack = true
 [trace]
 pcap = ["bottleneck", "r2->r1"]
 """
@@ -312,7 +313,7 @@ WARNING = "_ws.expert.severity >= 0x00600000"  # Wireshark's expert levels: chat
 
 
 @needs_tshark
-def test_tshark_sees_each_connection_of_a_workload_open_with_ecn_and_close(tmp_path):
+def test_tshark_sees_each_connection_of_a_workload_open_with_ecn_and_sack_and_close(tmp_path):
     results = aqmlab.run(aqmlab.loads(WORKLOAD, "workload.toml"), traces_dir=tmp_path)
     opened, finished = results.workloads[0]["opened"], results.workloads[0]["finished"]
     assert finished == opened > 5
@@ -325,6 +326,9 @@ def test_tshark_sees_each_connection_of_a_workload_open_with_ecn_and_close(tmp_p
         len(tshark(reverse, "tcp.flags.syn == 1 && tcp.flags.ack == 1 && tcp.flags.ece == 1 && tcp.flags.cwr == 0"))
         == opened
     )
+    # SACK flows say so on the SYN and the SYN-ACK (RFC 2018 section 2), and nowhere else
+    assert len(tshark(forward, "tcp.options.sack_perm")) == len(tshark(forward, "tcp.flags.syn == 1")) == opened
+    assert len(tshark(reverse, "tcp.options.sack_perm")) == opened
     # each transfer's last segment carries FIN, and so does the receiver's ACK of it
     assert len(tshark(forward, "tcp.flags.fin == 1 && tcp.len > 0")) == finished
     assert len(tshark(reverse, "tcp.flags.fin == 1 && tcp.len == 0")) == finished

@@ -68,10 +68,12 @@ pub struct Wire {
     pub ecn: bool,
     /// A finite transfer's data bytes (a workload's connections have their own).
     pub bytes: Option<u64>,
+    /// The flow uses SACK: its SYN and SYN-ACK carry SACK-permitted (RFC 2018 section 2).
+    pub sack: bool,
 }
 
 impl Wire {
-    pub const UDP: Wire = Wire { transport: Transport::Udp, header: 0, ecn: false, bytes: None };
+    pub const UDP: Wire = Wire { transport: Transport::Udp, header: 0, ecn: false, bytes: None, sack: false };
 }
 
 /// One connection as a capture shows it: its port, and for a finite TCP transfer its length,
@@ -103,7 +105,14 @@ pub fn headers(p: &Packet, wire: Wire, stream: Stream) -> (Vec<u8>, u16) {
     let tcp = wire.transport == Transport::Tcp;
     let syn = tcp && p.has(flags::SYN);
     let sack: Vec<(u64, u64)> = if tcp && !syn { p.sack.ranges(p.ack).collect() } else { vec![] };
-    let options_len = if sack.is_empty() { 0 } else { 4 + 8 * sack.len() };
+    let sack_permitted = syn && wire.sack;
+    let options_len = if sack_permitted {
+        4
+    } else if sack.is_empty() {
+        0
+    } else {
+        4 + 8 * sack.len()
+    };
     let l4_len = if tcp { 20 + options_len } else { 8 }; // UDP's header and ICMP echo's are 8 bytes
     let header_len = 20 + l4_len;
     let total = if tcp {
@@ -182,6 +191,9 @@ pub fn headers(p: &Packet, wire: Wire, stream: Stream) -> (Vec<u8>, u16) {
         h.push(tcp_flags);
         h.extend_from_slice(&u16::MAX.to_be_bytes()); // window
         h.extend_from_slice(&[0, 0, 0, 0]); // checksum (no payload to sum), urgent pointer
+        if sack_permitted {
+            h.extend_from_slice(&[1, 1, 4, 2]); // NOP, NOP, SACK-permitted, length
+        }
         if !sack.is_empty() {
             h.extend_from_slice(&[1, 1, 5, (2 + 8 * sack.len()) as u8]); // NOP, NOP, SACK, length
             for (start, end) in sack {
@@ -403,7 +415,7 @@ mod tests {
         p.flags = flags::ECT | flags::CE;
         let (h, _) = headers(
             &p,
-            Wire { transport: Transport::Tcp, header: 0, ecn: false, bytes: None },
+            Wire { transport: Transport::Tcp, header: 0, ecn: false, bytes: None, sack: false },
             Stream { port: flow_port(p.flow), bytes: None },
         );
         assert_eq!(h.len(), 40);
@@ -416,7 +428,7 @@ mod tests {
     #[test]
     fn a_finite_transfer_closes_with_fin_on_its_last_segment_and_on_the_ack_of_it() {
         // 2500 bytes of data in 1000-byte segments behind 40 bytes of headers.
-        let wire = Wire { transport: Transport::Tcp, header: 40, ecn: false, bytes: Some(2500) };
+        let wire = Wire { transport: Transport::Tcp, header: 40, ecn: false, bytes: Some(2500), sack: false };
         let stream = Stream { port: 10_000, bytes: Some(2500) };
         let seq = |h: &[u8]| u32::from_be_bytes(h[24..28].try_into().unwrap());
         let ack = |h: &[u8]| u32::from_be_bytes(h[28..32].try_into().unwrap());

@@ -64,7 +64,13 @@ pub trait FlowKind {
     /// How its packets look in a capture: the transport, the bytes of a data packet that are
     /// headers, whether it negotiates ECN.
     fn wire(&self) -> crate::packet_trace::Wire {
-        crate::packet_trace::Wire { transport: self.transport(), header: 0, ecn: self.ecn_capable(), bytes: None }
+        crate::packet_trace::Wire {
+            transport: self.transport(),
+            header: 0,
+            ecn: self.ecn_capable(),
+            bytes: None,
+            sack: false,
+        }
     }
     /// The rate the flow would send at with the network to itself, bit/s (infinite for a greedy
     /// TCP): its demand in the max-min fair shares ([`crate::fair_share`]).

@@ -63,6 +63,7 @@ impl FlowKind for Params {
             header: self.common.header,
             ecn: self.ecn_capable(),
             bytes: self.bytes,
+            sack: self.common.sack,
         }
     }
     fn ecn_capable(&self) -> bool {

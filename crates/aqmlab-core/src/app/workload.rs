@@ -247,6 +247,7 @@ impl FlowKind for Params {
             header: self.common.header,
             ecn: self.ecn_capable(),
             bytes: None,
+            sack: self.common.sack,
         }
     }
     fn ecn_capable(&self) -> bool {
