@@ -6,8 +6,8 @@ The catalogue (``aqmlab list --json``) describes every results column (``results
 (``series``) with a label and a base unit (``s``, ``bit/s``, ``bytes``, ``fraction``, ...). A figure
 draws a quantity in the largest unit that keeps its numbers at or above 1 (0.25 s as 250 ms,
 300 kbit/s as 300 kbps), says so on its axis, and calls a swept key by its last words
-(``flow.flood.rate`` is "flood rate"). ``raw=True`` everywhere gives the column and key names as
-they are in the store, for a reader who will query it.
+(``flow.flood.rate`` is "flood rate"). `aqmlab.plot.draw`'s ``raw_labels`` writes the column and
+key names as they are in the store instead, for a reader who will query it.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ _SCALES = {
     "bits": [("Gbit", 1e-9), ("Mbit", 1e-6), ("kbit", 1e-3), ("bits", 1.0)],
     "fraction": [("%", 100.0)],
 }
-# Units a column's name implies when the catalogue does not list it (a gauge's time average).
+# Units a column's name implies when the catalogue does not list it (a gauge's time average), and
+# for the raw labels.
 _SUFFIX_UNITS = {"_bps": "bit/s", "_s": "s", "_bytes": "bytes", "_pkts": "packets"}
+_NAME_UNITS = {"utilization": "fraction"}
 # Sections a swept key begins with, and the parts a key needs for the section to be left out.
 _SECTION_PARTS = {"flow": 3, "link": 3, "simulation": 2, "trace": 2}
 RESULT_TABLES = ("flows", "links", "link_flows", "workloads", "connections")
@@ -69,10 +71,19 @@ def describe(table: str, column: str) -> tuple[str, str]:
             part = column[len(match.group(1)) :].replace("_", " ")
             return found["label"].replace(match.group(2), part), found["unit"]
         return found["label"], found["unit"]
+    stem, unit = name_unit(column)
+    return stem.replace("_", " ").replace(".", " "), unit
+
+
+def name_unit(column: str) -> tuple[str, str]:
+    """A column's name without the unit its suffix states, and that base unit:
+    ``mean_qdelay_s`` -> ``("mean_qdelay", "s")``; ``("fairness.jain", "")`` for a pure number."""
+    if column in _NAME_UNITS:
+        return column, _NAME_UNITS[column]
     for suffix, unit in _SUFFIX_UNITS.items():
         if column.endswith(suffix) and column != suffix:
-            return column[: -len(suffix)].replace("_", " ").replace(".", " "), unit
-    return column.replace("_", " ").replace(".", " "), ""
+            return column[: -len(suffix)], unit
+    return column, ""
 
 
 def series_kind(table: str, column: str) -> str:
@@ -131,17 +142,3 @@ def subject(label: str, *, flow: str | None, link: str | None, agg: str) -> str:
         )
         label = f"{label}, {agg} over {over}"
     return label
-
-
-_UNIT_SUFFIX = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*([A-Za-z]+)\s*$")
-
-
-def common_unit(texts: list[str]) -> str | None:
-    """The unit every swept value is written in (``["1Mbps", "2Mbps"]`` -> ``Mbps``), or None."""
-    units = set()
-    for text in texts:
-        match = _UNIT_SUFFIX.match(str(text))
-        if not match:
-            return None
-        units.add(match.group(1))
-    return units.pop() if len(units) == 1 else None

@@ -347,38 +347,19 @@ def plot_metric(
     return figure
 
 
-# Axis units chosen from the metric's name: suffix -> (unit, scale) candidates, largest first; the
-# first whose scaled maximum is at least 1 is used (so 300 kbps is not drawn as 0.3 Mbps).
-_METRIC_UNITS = {
-    "_bps": [("Gbps", 1e-9), ("Mbps", 1e-6), ("kbps", 1e-3), ("bps", 1.0)],
-    "_s": [("s", 1.0), ("ms", 1e3), ("µs", 1e6)],
-    "_bytes": [("GB", 1e-9), ("MB", 1e-6), ("KB", 1e-3), ("bytes", 1.0)],
-    "_pkts": [("packets", 1.0)],
-}
-_METRIC_SCALES = {"utilization": ("%", 100.0)}
-
-
 def metric_unit(metric: str, largest: float) -> tuple[str, float]:
     """The unit to draw ``metric`` in, and the factor from its stored value: ``goodput_bps`` of up to
     2.5e6 is drawn in Mbps (factor 1e-6). ``("", 1.0)`` for a metric with no unit in its name."""
-    if metric in _METRIC_SCALES:
-        return _METRIC_SCALES[metric]
-    for suffix, units in _METRIC_UNITS.items():
-        if metric.endswith(suffix):
-            finite = largest if math.isfinite(largest) and largest > 0 else 1.0
-            return next(((unit, scale) for unit, scale in units if finite * scale >= 1), units[-1])
-    return "", 1.0
+    from aqmlab import labels
+
+    return labels.display_unit(labels.name_unit(metric)[1], largest)
 
 
 def metric_label(metric: str, unit: str) -> str:
     """``mean_qdelay_s`` in ms -> ``mean qdelay (ms)``: the raw label (``--raw-labels``)."""
-    name = metric
-    for suffix in (*_METRIC_UNITS, *_METRIC_SCALES):
-        if name.endswith(suffix) and name != suffix:
-            name = name[: -len(suffix)] if suffix.startswith("_") else name
-            break
-    name = name.replace("_", " ")
-    return f"{name} ({unit})" if unit else name
+    from aqmlab import labels
+
+    return labels.with_unit(labels.name_unit(metric)[0].replace("_", " "), unit)
 
 
 # Figure styles: size in inches and matplotlib settings. "paper" fits one column of a two-column
@@ -484,10 +465,8 @@ def _draw(summary, size, *, logx, logy, title, labels, xlabel, ylabel, hlines, d
     numeric = not summary["x_value"].isna().any()
     # Swept values all written in one unit ("1Mbps", "2Mbps") are drawn in it, the unit said once
     # in the label; others at their value in base units (bit/s, s), their text as the tick.
-    x_unit = None if raw_labels or not numeric else words.common_unit([str(t) for t in summary[x]])
-    x_factor = 1.0 / _UNITS[x_unit] if x_unit in _UNITS else 1.0
-    if x_unit not in _UNITS:
-        x_unit = None
+    x_unit = None if raw_labels or not numeric else _common_unit(summary[x])
+    x_factor = 1.0 / _UNITS[x_unit] if x_unit else 1.0
     if numeric:
         ticks = {v * x_factor: _tick_text(text, x_unit) for v, text in zip(summary["x_value"], summary[x])}
     else:
@@ -588,6 +567,17 @@ def _draw(summary, size, *, logx, logy, title, labels, xlabel, ylabel, hlines, d
         ax.legend(title=legend_title, fontsize="small", title_fontsize="small")
     ax.grid(True, alpha=0.3)
     return figure
+
+
+def _common_unit(texts: Sequence[object]) -> str | None:
+    """The unit every swept value is written in (``["1Mbps", "2Mbps"]`` -> ``Mbps``), or None."""
+    units = set()
+    for text in texts:
+        match = _QUANTITY.match(str(text))
+        if not match or match.group(2) not in _UNITS:
+            return None
+        units.add(match.group(2))
+    return units.pop() if len(units) == 1 else None
 
 
 def _tick_text(text: object, unit: str | None) -> str:

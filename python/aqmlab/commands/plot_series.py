@@ -97,7 +97,7 @@ def _per_interval(unit: str, t) -> str:
     """A count's unit over the sampling interval: "packets per 100 ms" (rates stay as they are)."""
     if "/" in unit or unit.endswith("ps") or len(t) < 2:
         return unit
-    interval = float(t.iloc[1] - t.iloc[0]) if hasattr(t, "iloc") else float(t[1] - t[0])
+    interval = float(t.iloc[1] - t.iloc[0])
     shown = f"{interval * 1e3:g} ms" if interval < 1 else f"{interval:g} s"
     return f"{unit} per {shown}"
 

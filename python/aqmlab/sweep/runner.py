@@ -149,9 +149,9 @@ class SweepRun:
     def _record(self, outcomes: list[RunOutcome], started: float) -> None:
         """Store ``outcomes`` (the runs finished since the last call) in one transaction."""
         report = self.report
+        points = [self._point_of[(outcome.scenario_hash, outcome.seed)] for outcome in outcomes]
         records = []
-        for outcome in outcomes:
-            point = self._point_of[(outcome.scenario_hash, outcome.seed)]
+        for outcome, point in zip(outcomes, points):
             records.append(
                 RunRecord(
                     scenario_hash=outcome.scenario_hash,
@@ -170,8 +170,7 @@ class SweepRun:
                     build=outcome.build,
                 )
             )
-        for outcome, written in zip(outcomes, self.store.record_many(records)):
-            point = self._point_of[(outcome.scenario_hash, outcome.seed)]
+        for outcome, point, written in zip(outcomes, points, self.store.record_many(records)):
             if written:
                 if outcome.status == "done":
                     report.done += 1

@@ -222,3 +222,15 @@ impl AnyAgent {
         }
     }
 }
+
+/// How the packets of a TCP flow kind look on the wire (its `header`, ECN and SACK), with the
+/// transfer's length when it is finite.
+pub(crate) fn tcp_wire(common: &crate::tcp::Common, bytes: Option<u64>) -> crate::packet_trace::Wire {
+    crate::packet_trace::Wire {
+        transport: Transport::Tcp,
+        header: common.header,
+        ecn: common.ecn_capable(),
+        bytes,
+        sack: common.sack,
+    }
+}

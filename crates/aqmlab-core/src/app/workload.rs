@@ -242,13 +242,7 @@ impl FlowKind for Params {
         Transport::Tcp
     }
     fn wire(&self) -> crate::packet_trace::Wire {
-        crate::packet_trace::Wire {
-            transport: Transport::Tcp,
-            header: self.common.header,
-            ecn: self.ecn_capable(),
-            bytes: None,
-            sack: self.common.sack,
-        }
+        super::tcp_wire(&self.common, None)
     }
     fn ecn_capable(&self) -> bool {
         self.common.ecn_capable()
