@@ -402,7 +402,7 @@ pub fn read_queue(src: &Source, path: &str, t: &Table, at: Origin) -> Result<Qdi
             .collect();
         if let Some(first) = owners.first() {
             let set_path = path.replace('[', ".").replace(']', "");
-            // What the switch does (scenario.rs, switch_discipline): keys both read stay.
+            // What the switch does (scenario/overrides.rs, switch_discipline): keys both read stay.
             let first_keys = find(first).map(discipline_keys).unwrap_or_default();
             let kept: Vec<&str> = t
                 .entries

@@ -115,7 +115,7 @@ fn a_parameter_of_another_discipline_names_its_owners_and_the_switch() {
     assert!(e.contains("link[b1].queue.min_th: unknown key"), "{e}");
     assert!(e.contains("min_th is a parameter of") && e.contains("red"), "{e}");
     assert!(e.contains("--set link.b1.queue.discipline="), "{e}");
-    // The switch keeps the limit (scenario.rs's switch_discipline), and the hint says so.
+    // The switch keeps the limit (scenario/overrides.rs's switch_discipline), and the hint says so.
     assert!(e.contains("(the queue then keeps limit and takes red's defaults for the rest)"), "{e}");
 }
 
