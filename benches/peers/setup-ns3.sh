@@ -3,11 +3,11 @@
 # the headers and libraries the wheel ships (its Python bindings take ~10 s to import, so
 # the benchmark runs a C++ program instead). Idempotent: does only what is missing or stale.
 #
-#   benches/peers/setup-ns3.sh            # venv + wheel + build/dumbbell
+#   benches/peers/setup-ns3.sh            # venv + wheel + build/workload + build/dumbbell
 #   PYTHON=python3.12 NS3_SPEC='ns3==3.44.*' benches/peers/setup-ns3.sh
 #
 # Needs a C++20 compiler (g++ >= 10 or clang++ >= 13; CXX overrides) and network access
-# for the first pip install. Prints the path of the compiled program last.
+# for the first pip install. Prints the path of the dumbbell program last.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,22 +39,29 @@ fi
 # libns3.44-core.so -> "ns3.44"
 tag=$(basename "$(ls "$libdir"/libns3*-core*.so | head -n 1)" | sed -e 's/^lib//' -e 's/-core.*$//')
 
-out="$here/ns3/build/dumbbell"
-src="$here/ns3/dumbbell.cc"
-stamp="$here/ns3/build/.built-with"
-want="$cxx $version $libdir"
-if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    mkdir -p "$here/ns3/build"
-    echo "setup-ns3: compiling $src against ns-3 $version ($libdir)" >&2
-    # The wheel's libraries are built with NS3_ASSERT and NS3_LOG on; some class layouts
-    # depend on them (UdpClient), so the program must see the same definitions.
-    "$cxx" -O2 -std=c++20 -w \
-        -DNS3_ASSERT_ENABLE -DNS3_LOG_ENABLE "-DNS3_PEER_VERSION=\"$version\"" \
-        -I"$prefix/include" "$src" -o "$out.tmp" \
-        -L"$libdir" -Wl,-rpath,"$libdir" \
-        -l"$tag"-applications -l"$tag"-internet -l"$tag"-traffic-control \
-        -l"$tag"-point-to-point -l"$tag"-network -l"$tag"-core
-    mv "$out.tmp" "$out"
-    echo "$want" > "$stamp"
-fi
+# build NAME: compile ns3/NAME.cc into ns3/build/NAME unless it is up to date.
+build() {
+    out="$here/ns3/build/$1"
+    src="$here/ns3/$1.cc"
+    stamp="$here/ns3/build/.$1-built-with"
+    want="$cxx $version $libdir"
+    if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+        mkdir -p "$here/ns3/build"
+        echo "setup-ns3: compiling $src against ns-3 $version ($libdir)" >&2
+        # The wheel's libraries are built with NS3_ASSERT and NS3_LOG on; some class layouts
+        # depend on them (UdpClient), so the program must see the same definitions.
+        "$cxx" -O2 -std=c++20 -w \
+            -DNS3_ASSERT_ENABLE -DNS3_LOG_ENABLE "-DNS3_PEER_VERSION=\"$version\"" \
+            -I"$prefix/include" "$src" -o "$out.tmp" \
+            -L"$libdir" -Wl,-rpath,"$libdir" \
+            -l"$tag"-applications -l"$tag"-internet -l"$tag"-traffic-control \
+            -l"$tag"-point-to-point -l"$tag"-network -l"$tag"-core
+        mv "$out.tmp" "$out"
+        echo "$want" > "$stamp"
+    fi
+}
+
+# The workload peer (workload_compare.py) first: the last line printed is the dumbbell's path.
+build workload
+build dumbbell
 echo "$out"

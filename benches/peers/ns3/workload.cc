@@ -1,0 +1,263 @@
+// A flow-completion-time workload in ns-3, for the side by side with aqmlab's `kind = "workload"`
+// (benches/peers/workload_compare.py):
+//
+//   h --access--> r1 --bottleneck--> r2 --access--> d
+//
+// Connections arrive at h as a Poisson process of --rate per second between --start and --stop;
+// each is a BulkSendApplication (a new TCP connection, three-way handshake included) sending a
+// size drawn from --cdf (lines "bytes cumulative-probability", linear between points, '#'
+// comments: aqmlab's built-in files) to one PacketSink on d. A connection's completion time runs
+// from its start (the SYN) to the sender's receipt of the ACK of its last byte, as aqmlab counts
+// it. Every device has a FIFO queue disc (the bottleneck's of --limit packets) and a device queue
+// of one packet. TCP: --tcpType (newreno or cubic, HyStart off), --sack (recovery by PRR with it,
+// NewReno's without), timestamps off, limited transmit on, segment 1460 bytes (1500 on the wire with TCP/IPv4 headers, +2 PPP),
+// initial window --initialCwnd, RTO at least --minRto and 1 s before the first sample (the SYN's
+// too), an ACK per segment, a send buffer of --sndBuf bytes (more than the largest window here).
+//
+// Prints one JSON line: for every connection, its size, start and completion time (-1 when it
+// did not finish by --duration), the SYNs it sent and its retransmission timeouts on data; and the
+// bottleneck queue's arrivals and drops (r1 -> r2).
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+using namespace ns3;
+
+struct Connection
+{
+    uint64_t bytes;
+    double start;
+    double fct = -1;
+    uint32_t syns = 1;     // SYNs sent: the first leaves before Watch connects, its resends are seen
+    uint32_t timeouts = 0; // entries into CA_LOSS (retransmission timer expiries on data)
+};
+
+static std::vector<Connection> g_connections;
+
+static void
+OnAck(size_t index, SequenceNumber32 /* old */, SequenceNumber32 acked)
+{
+    Connection& c = g_connections[index];
+    // The SYN takes sequence number 0: the last data byte is `bytes`, its ACK bytes + 1.
+    if (c.fct < 0 && acked.GetValue() >= c.bytes + 1)
+    {
+        c.fct = Simulator::Now().GetSeconds() - c.start;
+    }
+}
+
+static void
+OnTx(size_t index, Ptr<const Packet>, const TcpHeader& header, Ptr<const TcpSocketBase>)
+{
+    if (header.GetFlags() & TcpHeader::SYN)
+    {
+        ++g_connections[index].syns;
+    }
+}
+
+static void
+OnCongState(size_t index, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    if (now == TcpSocketState::CA_LOSS)
+    {
+        ++g_connections[index].timeouts;
+    }
+}
+
+// Called 1 ns after the application starts (its socket exists from then on).
+static void
+Watch(Ptr<BulkSendApplication> app, size_t index)
+{
+    Ptr<Socket> socket = app->GetSocket();
+    socket->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnAck, index));
+    socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, index));
+    socket->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, index));
+}
+
+int
+main(int argc, char* argv[])
+{
+    std::string cdfPath;
+    double rate = 10;
+    double start = 0;
+    double stop = 30;
+    double duration = 30;
+    std::string accessRate = "10Gbps";
+    std::string accessDelay = "0.5ms";
+    std::string bottleneckRate = "1Gbps";
+    std::string bottleneckDelay = "4ms";
+    uint32_t limit = 1000;
+    std::string tcpType = "cubic";
+    uint32_t initialCwnd = 10;
+    double minRto = 0.2;
+    uint32_t seed = 1;
+    uint32_t sndBuf = 1 << 20;
+    bool sack = false;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("cdf", "flow-size CDF file", cdfPath);
+    cmd.AddValue("rate", "connections per second", rate);
+    cmd.AddValue("start", "first arrival no earlier than this, seconds", start);
+    cmd.AddValue("stop", "no arrival after this, seconds", stop);
+    cmd.AddValue("duration", "simulated seconds", duration);
+    cmd.AddValue("accessRate", "access links' rate", accessRate);
+    cmd.AddValue("accessDelay", "access links' delay", accessDelay);
+    cmd.AddValue("bottleneckRate", "r1-r2 rate", bottleneckRate);
+    cmd.AddValue("bottleneckDelay", "r1-r2 delay", bottleneckDelay);
+    cmd.AddValue("limit", "bottleneck FIFO limit, packets", limit);
+    cmd.AddValue("tcpType", "newreno or cubic", tcpType);
+    cmd.AddValue("initialCwnd", "TCP initial window, segments", initialCwnd);
+    cmd.AddValue("minRto", "TCP minimum retransmission timeout, seconds", minRto);
+    cmd.AddValue("seed", "RNG run number", seed);
+    cmd.AddValue("sndBuf", "TCP send buffer, bytes", sndBuf);
+    cmd.AddValue("sack", "selective acknowledgements (recovery by PRR; without, NewReno's)", sack);
+    cmd.Parse(argc, argv);
+
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(seed);
+
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                       TypeIdValue(tcpType == "cubic" ? TcpCubic::GetTypeId() : TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1460));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initialCwnd));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    // ns-3's send buffer is a list that each transmission scans from its head: a buffer holding
+    // a whole 30 MB flow makes every segment cost O(flow size). A few windows suffice for BulkSend.
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(sndBuf));
+    // The receive buffer bounds the advertised window: aqmlab's default max_window of 10000
+    // segments.
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(10000 * 1460));
+    // Without SACK, NewReno's fast recovery as aqmlab's (ns-3's default is PRR); with SACK, PRR
+    // (RFC 6937), which like aqmlab's RFC 6675 recovery brings the window in flight down to
+    // ssthresh (ns-3's classic recovery would inflate it by a segment per duplicate ACK on top of
+    // the scoreboard's pipe). The SYN is resent after RFC 6298's initial 1 s timeout (ns-3's
+    // ConnTimeout default is 3 s). Limited transmit (RFC 3042) stays on, unlike aqmlab: with it
+    // off and SACK off, ns-3 3.44 aborts on an assertion in SendPendingData (a segment sent in
+    // CA_DISORDER) within 30 s of this workload.
+    if (!sack)
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    }
+    Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(1)));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(minRto)));
+    Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(1)));
+
+    // The sizes' CDF.
+    std::vector<std::pair<double, double>> cdf;
+    {
+        std::ifstream in(cdfPath);
+        std::string line;
+        while (std::getline(in, line))
+        {
+            if (line.empty() || line[0] == '#')
+            {
+                continue;
+            }
+            std::istringstream fields(line);
+            double bytes, p;
+            if (fields >> bytes >> p)
+            {
+                cdf.emplace_back(bytes, p);
+            }
+        }
+    }
+    NS_ABORT_MSG_IF(cdf.size() < 2, "--cdf: no points read from " << cdfPath);
+
+    NodeContainer nodes;
+    nodes.Create(4);
+    Ptr<Node> h = nodes.Get(0), r1 = nodes.Get(1), r2 = nodes.Get(2), d = nodes.Get(3);
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate", StringValue(accessRate));
+    access.SetChannelAttribute("Delay", StringValue(accessDelay));
+    access.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+    PointToPointHelper bottleneck;
+    bottleneck.SetDeviceAttribute("DataRate", StringValue(bottleneckRate));
+    bottleneck.SetChannelAttribute("Delay", StringValue(bottleneckDelay));
+    bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+    NetDeviceContainer hr1 = access.Install(h, r1);
+    NetDeviceContainer r1r2 = bottleneck.Install(r1, r2);
+    NetDeviceContainer r2d = access.Install(r2, d);
+
+    InternetStackHelper stack;
+    stack.Install(nodes);
+    TrafficControlHelper deep;
+    deep.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", StringValue("100000p"));
+    deep.Install(hr1);
+    deep.Install(r2d);
+    TrafficControlHelper fifo;
+    fifo.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)));
+    Ptr<QueueDisc> bottleneckQueue = fifo.Install(r1r2).Get(0);
+
+    Ipv4AddressHelper addr("10.0.0.0", "255.255.255.252");
+    addr.Assign(hr1);
+    addr.NewNetwork();
+    addr.Assign(r1r2);
+    addr.NewNetwork();
+    Ipv4InterfaceContainer sinkIf = addr.Assign(r2d);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    const uint16_t port = 5001;
+    PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+    sink.Install(d).Start(Seconds(0));
+
+    auto gap = CreateObject<ExponentialRandomVariable>();
+    gap->SetAttribute("Mean", DoubleValue(1.0 / rate));
+    auto u = CreateObject<UniformRandomVariable>();
+    double t = start + gap->GetValue();
+    while (t < stop)
+    {
+        const double p = u->GetValue();
+        double size = cdf.back().first;
+        for (size_t k = 1; k < cdf.size(); ++k)
+        {
+            if (p <= cdf[k].second)
+            {
+                const auto [x0, p0] = cdf[k - 1];
+                const auto [x1, p1] = cdf[k];
+                size = p1 > p0 ? x0 + (x1 - x0) * (p - p0) / (p1 - p0) : x1;
+                break;
+            }
+        }
+        const uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(size)));
+        BulkSendHelper sender("ns3::TcpSocketFactory", InetSocketAddress(sinkIf.GetAddress(1), port));
+        sender.SetAttribute("MaxBytes", UintegerValue(bytes));
+        sender.SetAttribute("SendSize", UintegerValue(1460));
+        ApplicationContainer app = sender.Install(h);
+        app.Start(Seconds(t));
+        g_connections.push_back({bytes, t});
+        Simulator::Schedule(Seconds(t) + NanoSeconds(1),
+                            &Watch,
+                            DynamicCast<BulkSendApplication>(app.Get(0)),
+                            g_connections.size() - 1);
+        t += gap->GetValue();
+    }
+
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+    std::ostringstream out;
+    out.precision(9);
+    out << "{\"simulator\": \"ns-3\", \"connections\": [";
+    for (size_t k = 0; k < g_connections.size(); ++k)
+    {
+        const Connection& c = g_connections[k];
+        out << (k ? ", " : "") << "[" << c.bytes << ", " << c.start << ", " << c.fct << ", " << c.syns << ", "
+            << c.timeouts << "]";
+    }
+    const QueueDisc::Stats& stats = bottleneckQueue->GetStats();
+    out << "], \"bottleneck\": {\"arrivals\": " << stats.nTotalReceivedPackets
+        << ", \"drops\": " << stats.nTotalDroppedPackets << "}}";
+    std::cout << out.str() << std::endl;
+    Simulator::Destroy();
+    return 0;
+}

@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""Side by side: aqmlab's workload and ns-3's, flow completion times by size bucket.
+
+    python benches/peers/workload_compare.py                   # S5, 5 seeds
+    python benches/peers/workload_compare.py --seeds 3 --json out.json
+
+The scenario is benches/scenarios/workload-dumbbell.toml (S5): the web-search workload at 60%
+of a 100 Mbps DropTail bottleneck, one sender and one receiver, CUBIC with NewReno recovery, a
+three-way handshake and an initial window of 10. The ns-3 side is ns3/workload.cc (built by
+setup-ns3.sh): every connection a BulkSendApplication started at a Poisson arrival, its size
+drawn from the same CDF file, its completion time from its start (the SYN) to the ACK of its last
+byte, as aqmlab counts it. Its arguments are read from the aqmlab file, which is refused when its
+shape is not the one the program builds.
+
+Both sides' completion times are divided by the same ideal FCT (aqmlab's definition: the
+handshake's round trip, every packet back to back store-and-forward over the path, the last
+ACK's way back; computed here from the file and checked against the ideal aqmlab reports for its
+own connections), and pooled over the seeds: each simulator's slowdown at the median, 95th and
+99th percentile and its mean, per size bucket (< 10 KB, 10-100 KB, 100 KB-1 MB, >= 1 MB).
+
+The rule, fixed before the first comparison was run: a statistic agrees when aqmlab's value is
+within 20% of ns-3's (the two TCPs differ in details that the workload's bursts expose: ns-3's
+CUBIC and its ACK and SYN sizes, its one-packet device queue behind the queue disc). Unfinished
+connections are counted on each side and left out of the percentiles on both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+SCENARIO = ROOT / "benches" / "scenarios" / "workload-dumbbell.toml"
+NS3_PROGRAM = HERE / "ns3" / "build" / "workload"
+CDF_DIR = ROOT / "crates" / "aqmlab-core" / "data" / "workloads"
+BUCKETS = [
+    (0, 10_000, "< 10KB"),
+    (10_000, 100_000, "10KB-100KB"),
+    (100_000, 1_000_000, "100KB-1MB"),
+    (1_000_000, math.inf, ">= 1MB"),
+]
+TOLERANCE = 0.20
+STATISTICS = ("p50", "p95", "p99", "mean")
+
+sys.path.insert(0, str(HERE))
+from compare import bits_per_second, seconds
+
+
+class ShapeError(ValueError):
+    """The scenario is not the shape the ns-3 program builds."""
+
+
+def read_scenario(path: Path) -> dict:
+    """The path h -> r1 -> r2 -> d and the workload, as the ns-3 program's arguments need them."""
+    doc = tomllib.loads(path.read_text())
+    links = doc.get("link", [])
+    flows = doc.get("flow", [])
+    if len(links) != 3 or any(link.get("count", 1) != 1 for link in links):
+        raise ShapeError(f"{path}: expected three single links h-r1, r1-r2, r2-d")
+    if len(flows) != 1 or flows[0].get("kind") != "workload":
+        raise ShapeError(f"{path}: expected one flow of kind workload")
+    access, bottleneck, sink = links
+    if access["rate"] != sink["rate"] or access["delay"] != sink["delay"]:
+        raise ShapeError(f"{path}: the program gives both access links one rate and one delay")
+    for link in links:
+        if link["queue"].get("discipline") != "droptail":
+            raise ShapeError(f"{path}: link {link['between']}: the program has DropTail (FIFO) queues only")
+    flow = flows[0]
+    known = {
+        "name",
+        "kind",
+        "src",
+        "dst",
+        "sizes",
+        "arrival_rate",
+        "stop",
+        "cc",
+        "initial_cwnd",
+        "handshake",
+        "sack",
+        "packet_size",
+        "header",
+    }
+    if set(flow) - known:
+        raise ShapeError(f"{path}: flow keys the program does not follow: {sorted(set(flow) - known)}")
+    if not flow.get("handshake") or flow.get("cc") not in ("cubic", "newreno"):
+        raise ShapeError(f"{path}: the program opens with a handshake, with cubic or newreno")
+    if flow.get("packet_size", 1500) - flow.get("header", 40) != 1460:
+        raise ShapeError(f"{path}: the program's segments carry 1460 bytes")
+    return {
+        "access_bps": bits_per_second(access["rate"]),
+        "access_delay_s": seconds(access["delay"]),
+        "bottleneck_bps": bits_per_second(bottleneck["rate"]),
+        "bottleneck_delay_s": seconds(bottleneck["delay"]),
+        "limit": int(bottleneck["queue"]["limit"]),
+        "rate": float(flow["arrival_rate"]),
+        "stop_s": seconds(flow["stop"]),
+        "duration_s": seconds(doc["simulation"]["duration"]),
+        "cc": flow["cc"],
+        "sack": bool(flow.get("sack", False)),
+        "initial_cwnd": int(flow.get("initial_cwnd", 10)),
+        "cdf": CDF_DIR / f"{flow.get('sizes', 'web_search')}.cdf",
+        "packet": int(flow.get("packet_size", 1500)),
+        "header": int(flow.get("header", 40)),
+    }
+
+
+def ideal_fct(size: np.ndarray, s: dict) -> np.ndarray:
+    """aqmlab's ideal FCT over this path (docs/howto/workloads.md): handshake, pipeline, last ACK."""
+    rates = [s["access_bps"], s["bottleneck_bps"], s["access_bps"]]
+    delays = [s["access_delay_s"], s["bottleneck_delay_s"], s["access_delay_s"]]
+    ack = 40 * 8
+    one_way_ack = sum(ack / r + d for r, d in zip(rates, delays, strict=True))
+    payload = s["packet"] - s["header"]
+    packets = np.ceil(size / payload)
+    full = s["packet"] * 8
+    last = (size - (packets - 1) * payload + s["header"]) * 8
+    # Transmission ends of the next-to-last packet at each hop i: the packets before it, all
+    # full, pass the tandem of hops as identical packets do, max over the hop j that paces them
+    # of (packet 1 reaching j, k packets through j back to back, the rest of the way for one).
+    reach = [0.0]  # packet 1's arrival at hop j
+    for r, d in zip(rates, delays, strict=True):
+        reach.append(reach[-1] + full / r + d)
+    before_last = []
+    for i in range(len(rates)):
+        paced = [
+            reach[j]
+            + (packets - 1) * full / rates[j]
+            + sum(delays[m - 1] + full / rates[m] for m in range(j + 1, i + 1))
+            for j in range(i + 1)
+        ]
+        before_last.append(np.where(packets > 1, np.max(paced, axis=0), -np.inf))
+    # The last packet: it starts a hop when it has arrived there and the one before it has left.
+    tail = 0.0
+    for i, (r, d) in enumerate(zip(rates, delays, strict=True)):
+        tail = np.maximum(tail, before_last[i]) + last / r
+        tail = tail + d
+    return 2 * one_way_ack + tail + one_way_ack
+
+
+class Run:
+    """One simulator's run: per connection its size, FCT (NaN when unfinished) and whether a
+    retransmission timer expired (on the SYN or on data); the bottleneck's arrivals and drops."""
+
+    def __init__(self, size, fct, timed_out, arrivals, drops, seconds):
+        self.size, self.fct, self.timed_out = size, fct, timed_out
+        self.arrivals, self.drops, self.seconds = arrivals, drops, seconds
+
+
+def run_aqmlab(seed: int, sack: bool) -> tuple[Run, np.ndarray]:
+    """The run, and aqmlab's own ideal FCT of each connection."""
+    import aqmlab
+
+    t0 = time.perf_counter()
+    results = aqmlab.run(SCENARIO, seed=seed, overrides={"flow.web.sack": sack})
+    elapsed = time.perf_counter() - t0
+    c = results.connections
+    fct = c["fct_s"].to_numpy(dtype=float, na_value=np.nan)
+    (bottleneck,) = results.links[results.links["name"] == "bottleneck"].itertuples()
+    run = Run(
+        c["bytes"].to_numpy(dtype=float),
+        fct,
+        c["timeouts"].to_numpy() > 0,
+        bottleneck.arrivals,
+        bottleneck.dropped_pkts,
+        elapsed,
+    )
+    return run, c["ideal_fct_s"].to_numpy(dtype=float)
+
+
+def run_ns3(seed: int, s: dict, extra: list[str]) -> Run:
+    segment = s["packet"] - s["header"]
+    bdp_packets = s["bottleneck_bps"] * 2 * (s["bottleneck_delay_s"] + 2 * s["access_delay_s"]) / (8 * s["packet"])
+    # A send buffer of twice the largest window the path holds (its round trip and the queue):
+    # larger only slows ns-3 down (its buffer is a list scanned from the head).
+    send_buffer = int(2 * (bdp_packets + s["limit"] + 2) * segment)
+    cmd = [
+        str(NS3_PROGRAM),
+        f"--cdf={s['cdf']}",
+        f"--rate={s['rate']}",
+        "--start=0",
+        f"--stop={s['stop_s']}",
+        f"--duration={s['duration_s']}",
+        f"--accessRate={s['access_bps']}bps",
+        f"--accessDelay={s['access_delay_s']}s",
+        f"--bottleneckRate={s['bottleneck_bps']}bps",
+        f"--bottleneckDelay={s['bottleneck_delay_s']}s",
+        f"--limit={s['limit']}",
+        f"--tcpType={s['cc']}",
+        f"--initialCwnd={s['initial_cwnd']}",
+        f"--seed={seed}",
+        f"--sndBuf={send_buffer}",
+        f"--sack={'true' if s['sack'] else 'false'}",
+        *extra,
+    ]
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    elapsed = time.perf_counter() - t0
+    doc = json.loads(out.splitlines()[-1])
+    rows = np.array(doc["connections"], dtype=float)
+    fct = np.where(rows[:, 2] < 0, np.nan, rows[:, 2])
+    timed_out = (rows[:, 3] > 1) | (rows[:, 4] > 0)
+    return Run(rows[:, 0], fct, timed_out, doc["bottleneck"]["arrivals"], doc["bottleneck"]["drops"], elapsed)
+
+
+def statistics(size: np.ndarray, slowdown: np.ndarray, timed_out: np.ndarray) -> dict[str, dict[str, float]]:
+    table = {}
+    for low, high, label in BUCKETS:
+        inside = (size >= low) & (size < high)
+        done = slowdown[inside & ~np.isnan(slowdown)]
+        row = {
+            "flows": int(inside.sum()),
+            "unfinished": int((inside & np.isnan(slowdown)).sum()),
+            "timed_out": float(timed_out[inside].mean()) if inside.any() else math.nan,
+        }
+        if done.size:
+            row |= {
+                "p50": float(np.percentile(done, 50)),
+                "p95": float(np.percentile(done, 95)),
+                "p99": float(np.percentile(done, 99)),
+                "mean": float(done.mean()),
+            }
+        table[label] = row
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=5, help="seeds 1..N on each side (default 5)")
+    parser.add_argument("--json", type=Path, help="also write the table and the runs here")
+    parser.add_argument(
+        "--without-sack",
+        action="store_true",
+        help="both sides without SACK (NewReno's recovery; see benches/peers/README.md)",
+    )
+    parser.add_argument(
+        "--ns3-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="an argument for the ns-3 program, e.g. --ns3-arg=--ns3::TcpSocketBase::LimitedTransmit=false",
+    )
+    args = parser.parse_args(argv)
+    if not NS3_PROGRAM.exists():
+        print(f"workload_compare: {NS3_PROGRAM} is missing: run benches/peers/setup-ns3.sh", file=sys.stderr)
+        return 2
+    s = read_scenario(SCENARIO)
+    if args.without_sack:
+        s["sack"] = False
+    runs: dict[str, list[Run]] = {"aqmlab": [], "ns-3": []}
+    worst_ideal = 0.0
+    for seed in range(1, args.seeds + 1):
+        run, reported_ideal = run_aqmlab(seed, s["sack"])
+        ideal = ideal_fct(run.size, s)
+        worst_ideal = max(worst_ideal, float(np.max(np.abs(ideal - reported_ideal) / reported_ideal)))
+        runs["aqmlab"].append(run)
+        runs["ns-3"].append(run_ns3(seed, s, args.ns3_arg))
+        print(f"seed {seed}: aqmlab {len(run.size)} connections, ns-3 {len(runs['ns-3'][-1].size)}", file=sys.stderr)
+    if worst_ideal > 1e-9:
+        print(f"workload_compare: the ideal FCT computed here is {worst_ideal:.2e} off aqmlab's", file=sys.stderr)
+        return 1
+    tables = {}
+    for who, rs in runs.items():
+        size = np.concatenate([r.size for r in rs])
+        slowdown = np.concatenate([r.fct for r in rs]) / ideal_fct(size, s)
+        tables[who] = statistics(size, slowdown, np.concatenate([r.timed_out for r in rs]))
+    times = {who: sum(r.seconds for r in rs) for who, rs in runs.items()}
+    loss = {who: sum(r.drops for r in rs) / sum(r.arrivals for r in rs) for who, rs in runs.items()}
+    print(
+        f"S5 web search, {s['rate']:g} flows/s for {s['stop_s']:g} s, {'SACK' if s['sack'] else 'no SACK'}, "
+        f"{args.seeds} seeds pooled; "
+        f"slowdown (FCT / ideal FCT); agree = within {TOLERANCE:.0%} of ns-3"
+    )
+    print(f"{'bucket':>11} {'stat':>5} {'aqmlab':>8} {'ns-3':>8} {'ratio':>6}  verdict")
+    agreed = judged = 0
+    for _, _, label in BUCKETS:
+        a, n = tables["aqmlab"][label], tables["ns-3"][label]
+        print(
+            f"{label:>11} flows {a['flows']:>8} {n['flows']:>8}   unfinished {a['unfinished']} / {n['unfinished']}; "
+            f"flows with a timeout (SYN or data) {a['timed_out']:.1%} / {n['timed_out']:.1%}"
+        )
+        for stat in STATISTICS:
+            if stat not in a or stat not in n:
+                continue
+            ratio = a[stat] / n[stat]
+            ok = abs(ratio - 1) <= TOLERANCE
+            agreed += ok
+            judged += 1
+            print(f"{'':>11} {stat:>5} {a[stat]:>8.2f} {n[stat]:>8.2f} {ratio:>6.2f}  {'agree' if ok else 'DIFFER'}")
+    print(f"bottleneck drop rate: aqmlab {loss['aqmlab']:.2%}, ns-3 {loss['ns-3']:.2%}")
+    print(
+        f"{agreed} of {judged} statistics agree; run time over all seeds: aqmlab {times['aqmlab']:.1f} s, "
+        f"ns-3 {times['ns-3']:.1f} s (aqmlab.run in this process; ns-3 whole processes)"
+    )
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                {"tables": tables, "seconds": times, "drop_rate": loss, "agreed": agreed, "judged": judged}, indent=1
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
