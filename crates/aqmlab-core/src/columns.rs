@@ -138,13 +138,15 @@ impl Table {
         let column = &mut self.columns[at];
         column.pad(rows);
         // A column that began with gaps (all None so far) takes the type of its first value.
-        if let (Column::Float(v), Cell::Int(_) | Cell::Bool(_) | Cell::Text(_)) = (&*column, &cell) {
+        let typed: Option<fn(usize) -> Column> = match &cell {
+            Cell::Int(_) => Some(|rows| Column::Int(vec![0; rows])),
+            Cell::Bool(_) => Some(|rows| Column::Bool(vec![false; rows])),
+            Cell::Text(_) => Some(|rows| Column::Text(vec![None; rows])),
+            Cell::Float(_) | Cell::Gap => None,
+        };
+        if let (Column::Float(v), Some(typed)) = (&*column, typed) {
             if v.iter().all(|x| x.is_nan()) {
-                *column = match cell {
-                    Cell::Int(_) => Column::Int(vec![0; rows]),
-                    Cell::Bool(_) => Column::Bool(vec![false; rows]),
-                    _ => Column::Text(vec![None; rows]),
-                };
+                *column = typed(rows);
             }
         }
         match (column, cell) {

@@ -23,7 +23,7 @@ use crate::app::sink::Sink;
 use crate::app::workload::Hop;
 use crate::app::AnyAgent;
 use crate::invariants;
-use crate::link::Transmitter;
+use crate::link::{LinkModel, Processing};
 use crate::packet::{flags, PacketArena, PacketId, PacketKind};
 use crate::packet_trace::{PacketEvent, PacketTracer};
 use crate::qdisc::{AnyQdisc, DropReason, LinkInfo, QdiscCtx, QueueDisc, Verdict};
@@ -35,7 +35,6 @@ use crate::stats::fct::FctRecord;
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::hops::HopCounters;
 use crate::stats::{overlap, AppDelays, DropPlace, FlowCounters, LinkCounters, LinkIntegrals, Window};
-use crate::units::tx_time_ns;
 use crate::view::{hops_by_flow, SimView};
 
 /// A run that cannot go on: a guard tripped.
@@ -63,16 +62,14 @@ struct LinkRt {
     /// When the queue-length integrals were last brought up to date.
     last_change: u64,
     tx_start: u64,
-    rate_bps: u64,
-    delay_ns: u64,
-    loss: f64,
+    /// What the line does to a packet the queue released: its transmission time, loss and
+    /// propagation delay ([`crate::link`]).
+    line: LinkModel,
     /// Whole-run counts ([`crate::stats`]): those every packet updates first.
     counts: LinkCounters,
     rng: SimRng,
     /// Time integrals of the discipline's gauges (links in `[trace] links` only).
     gauge_avg: Option<GaugeAverage>,
-    /// A capacity that varies over time (a schedule or a trace), else `rate_bps` throughout.
-    transmitter: Option<Box<Transmitter>>,
     /// When a wake-up is pending for a discipline that holds packets back (a shaper).
     wake_at: Option<u64>,
 }
@@ -170,16 +167,6 @@ struct Connection {
     done: bool,
 }
 
-/// The processing time of the router that forwards packets into each link (per link, by id).
-struct Processing {
-    jitter_ns: Vec<u64>,
-    /// When the last forwarded packet reaches the link's queue: later ones wait for it, as a
-    /// router's processor takes packets in turn (no reordering).
-    free_at: Vec<u64>,
-    /// One stream per link, so the draws shift no other randomness of the run.
-    rng: Vec<SimRng>,
-}
-
 impl Simulation {
     /// Build a run of `sc` with master seed `seed` (the scenario's own when `None`).
     pub fn new(sc: &Scenario, seed: Option<u64>) -> Simulation {
@@ -197,9 +184,7 @@ impl Simulation {
             .map(|(li, l)| {
                 let info = LinkInfo { rate_bps: l.rate_bps, n_flows: sc.flows.len(), mean_packet_size };
                 LinkRt {
-                    rate_bps: l.rate_bps,
-                    delay_ns: l.delay_ns,
-                    loss: l.loss,
+                    line: LinkModel::new(l.rate_bps, l.delay_ns, l.loss, l.capacity.clone()),
                     q: l.queue.build(&info),
                     rng: SimRng::stream(seed, &format!("link:{}", l.name)),
                     tx: None,
@@ -210,7 +195,6 @@ impl Simulation {
                     counts: LinkCounters::default(),
                     integrals: LinkIntegrals::default(),
                     gauge_avg: sc.trace.links.contains(&(li as u32)).then(GaugeAverage::default),
-                    transmitter: l.capacity.clone().map(|c| Box::new(Transmitter::new(c))),
                     wake_at: None,
                 }
             })
@@ -259,13 +243,7 @@ impl Simulation {
             "hops_by_flow walks the layout built here"
         );
         let hops = HopCounters::new(paths.len(), sc.warmup_ns > 0);
-        let processing = sc.links.iter().any(|l| l.processing_jitter_ns > 0).then(|| {
-            Box::new(Processing {
-                jitter_ns: sc.links.iter().map(|l| l.processing_jitter_ns).collect(),
-                free_at: vec![0; sc.links.len()],
-                rng: sc.links.iter().map(|l| SimRng::stream(seed, &format!("processing:{}", l.name))).collect(),
-            })
-        });
+        let processing = Processing::new(sc.links.iter().map(|l| (l.name.as_str(), l.processing_jitter_ns)), seed);
         let series = SeriesRecorder::new(sc);
         if let Some(interval) = sc.trace.interval {
             sched.at(sc.warmup_ns.min(interval), Event::Sample);
@@ -667,7 +645,10 @@ impl Simulation {
         let hops = |links: &[u32]| -> Vec<Hop> {
             links
                 .iter()
-                .map(|&l| Hop { rate_bps: self.links[l as usize].rate_bps, delay_ns: self.links[l as usize].delay_ns })
+                .map(|&l| Hop {
+                    rate_bps: self.links[l as usize].line.rate_bps(),
+                    delay_ns: self.links[l as usize].line.delay_ns(),
+                })
                 .collect()
         };
         let ideal_ns = spec.params.kind().ideal_fct_ns(&hops(&pair.fwd), &hops(&pair.rev), req.bytes);
@@ -840,7 +821,6 @@ impl Simulation {
             in_service: None,
         };
         let next = l.q.dequeue(&mut cx);
-        let rate = l.rate_bps;
         if next.is_none() {
             // A shaper holding its next packet back: wake the link when it may go.
             if let Some(at) = l.q.ready_at() {
@@ -865,10 +845,7 @@ impl Simulation {
         l.tx_start = now;
         let gen = l.tx_gen;
         self.trace(now, link_id, PacketEvent::Dequeue, id);
-        let done = match &mut self.links[link_id as usize].transmitter {
-            None => now + tx_time_ns(size, rate),
-            Some(t) => t.finish(now, size),
-        };
+        let done = self.links[link_id as usize].line.transmission_end(now, size);
         self.sched.at(done, Event::TxDone { link: link_id, gen });
     }
 
@@ -878,11 +855,11 @@ impl Simulation {
         let id = l.tx.take().expect("a transmission was in progress");
         l.integrals.busy_ns += overlap(l.tx_start, now, lo, hi);
         let size = self.pkts[id].size;
-        if l.loss > 0.0 && l.rng.chance(l.loss) {
+        if l.line.loses(&mut l.rng) {
             self.drop_packet(now, link_id, id, DropReason::LinkLoss, DropPlace::OnWire);
         } else {
             l.counts.propagate(size);
-            let mut at = now + l.delay_ns;
+            let mut at = l.line.far_end_at(now);
             if self.processing.is_some() {
                 at = self.processed_at(at, id);
             }
@@ -900,15 +877,7 @@ impl Simulation {
         if self.last_hop[hop] {
             return reach;
         }
-        let next = self.paths[hop + 1] as usize;
-        let jitter = pr.jitter_ns[next];
-        if jitter == 0 {
-            return reach;
-        }
-        let wait = (pr.rng[next].uniform() * jitter as f64) as u64;
-        let at = (reach + wait).max(pr.free_at[next]);
-        pr.free_at[next] = at;
-        at
+        pr.admitted_at(self.paths[hop + 1] as usize, reach)
     }
 
     fn arrive(&mut self, now: u64, id: PacketId) -> Result<(), SimError> {
@@ -1012,7 +981,10 @@ impl SimView for Simulation {
     fn on_wire(&self) -> impl Iterator<Item = (u32, PacketId)> + '_ {
         self.sched.pending().filter_map(|e| match *e {
             Event::Arrive { link, pkt } => Some((link, pkt)),
-            _ => None,
+            // Listed, not `_`: an event that carries a packet must be counted here.
+            Event::TxDone { .. } | Event::Timer { .. } | Event::Start { .. } | Event::Sample | Event::Wake { .. } => {
+                None
+            }
         })
     }
     fn queue(&self, link: usize) -> &dyn QueueDisc {

@@ -266,7 +266,7 @@ impl RedCore {
         let action = red_action(&self.p, self.avg, self.count, u);
         self.count = match (zone, action) {
             (RedZone::Early { .. }, RedAction::Admit) => self.count + 1,
-            _ => 0,
+            (RedZone::Early { .. }, RedAction::Early | RedAction::Forced) | (RedZone::Below | RedZone::Forced, _) => 0,
         };
         action
     }

@@ -102,7 +102,7 @@ impl HyStart {
                 self.css_baseline = f64::INFINITY;
                 self.phase = Phase::SlowStart;
             }
-            _ => {}
+            Phase::SlowStart | Phase::Css(_) | Phase::Done => {}
         }
     }
 
@@ -110,7 +110,7 @@ impl HyStart {
     pub fn growth(&self, acked: f64) -> f64 {
         match self.phase {
             Phase::Css(_) => acked / CSS_GROWTH_DIVISOR,
-            _ => acked,
+            Phase::SlowStart | Phase::Done => acked,
         }
     }
 

@@ -1,8 +1,5 @@
-//! The link model: how long a link direction takes to send a packet. A constant rate (the
-//! usual case, kept inline in the event loop), a schedule of rates, or a trace of delivery
-//! opportunities ([`Capacity`]); its propagation delay, loss and the routers' processing time are
-//! the simulation's (`sim.rs`), which asks this module only one question: when does a
-//! transmission of `size` bytes that starts at `now` end?
+//! A link direction's capacity when it is not a constant rate: how long it takes to send a
+//! packet that starts at a given time.
 //!
 //! - **Schedule** (`rate_schedule`): rates from given times on, held (`step`) or changing
 //!   linearly between the points (`linear`); the last rate holds to the end. A packet whose
