@@ -10,15 +10,17 @@
 //! - [`tcp`]: the TCP family (sender, receiver, congestion controls, data sources);
 //! - [`app`]: the flow kinds, one file each, and their registry;
 //! - [`conf`], [`scenario`]: scenario files, validated with file/line/field messages;
-//! - [`link`]: the link model's capacity over time (a rate schedule, a trace of delivery
-//!   opportunities), asked when a transmission ends;
+//! - [`link`]: the link model, what a link direction does to a packet between its queue and the
+//!   far end (transmission time at a rate, a schedule or a trace; loss; propagation delay;
+//!   routers' processing time);
 //! - [`stats`]: the one accounting layer: whole-run counts, the window by snapshot, hop
 //!   counters, gauge averages;
 //! - [`view`]: the read-only view of a simulation that results and invariants read;
 //! - [`results`], [`invariants`]: the results document and time series, and the checks of the
 //!   counts, both functions over a [`view::SimView`]; [`columns`] turns its rows into columns;
 //! - [`fair_share`]: the max-min fair shares of a scenario's flows (progressive filling);
-//! - [`sim`]: links, routing and the event loop; it implements the view.
+//! - [`sim`]: the event loop, building a run, a packet's life and its counts; it implements the
+//!   view.
 //!
 //! Imports go down this list and never back up (sim uses results and invariants, which use the
 //! view, which uses stats). Nothing here knows about Python; the binding crate converts at the

@@ -1,0 +1,140 @@
+//! Building a run: the links' and flows' run-time records, the agents, the flattened paths,
+//! the first events.
+
+use super::{FlowRt, LinkRt, Simulation};
+use crate::agent::{FlowIds, Outbox};
+use crate::link::{LinkModel, Processing};
+use crate::packet::PacketArena;
+use crate::qdisc::LinkInfo;
+use crate::results::SeriesRecorder;
+use crate::rng::SimRng;
+use crate::scenario::Scenario;
+use crate::sched::{Event, Scheduler};
+use crate::stats::gauges::GaugeAverage;
+use crate::stats::hops::HopCounters;
+use crate::stats::{AppDelays, FlowCounters, LinkCounters, LinkIntegrals, Window};
+use crate::view::hops_by_flow;
+
+impl Simulation {
+    /// Build a run of `sc` with master seed `seed` (the scenario's own when `None`).
+    pub fn new(sc: &Scenario, seed: Option<u64>) -> Simulation {
+        let seed = seed.unwrap_or(sc.seed);
+        let mean_packet_size = if sc.flows.is_empty() {
+            1000
+        } else {
+            (sc.flows.iter().map(|f| f.params.mean_packet_size()).sum::<f64>() / sc.flows.len() as f64).round().max(1.0)
+                as u32
+        };
+        let links = sc
+            .links
+            .iter()
+            .enumerate()
+            .map(|(li, l)| {
+                let info = LinkInfo { rate_bps: l.rate_bps, n_flows: sc.flows.len(), mean_packet_size };
+                LinkRt {
+                    line: LinkModel::new(l.rate_bps, l.delay_ns, l.loss, l.capacity.clone()),
+                    q: l.queue.build(&info),
+                    rng: SimRng::stream(seed, &format!("link:{}", l.name)),
+                    tx: None,
+                    tx_start: 0,
+                    tx_gen: 0,
+                    // The queue-length integrals start at the warmup.
+                    last_change: sc.warmup_ns,
+                    counts: LinkCounters::default(),
+                    integrals: LinkIntegrals::default(),
+                    gauge_avg: sc.trace.links.contains(&(li as u32)).then(GaugeAverage::default),
+                    wake_at: None,
+                }
+            })
+            .collect();
+        let mut paths = Vec::new();
+        let mut flows = Vec::new();
+        let mut agents = Vec::new();
+        let mut sched = Scheduler::new();
+        let mut last_hop = Vec::new();
+        let mut pair_paths = Vec::with_capacity(sc.flows.len());
+        for (i, f) in sc.flows.iter().enumerate() {
+            let mut offsets = Vec::new();
+            for (fwd_path, rev_path) in f.path_pairs() {
+                let fwd = paths.len() as u32;
+                offsets.push((fwd, fwd + fwd_path.len() as u32));
+                for path in [fwd_path, rev_path] {
+                    paths.extend_from_slice(path);
+                    last_hop.extend((0..path.len()).map(|k| k + 1 == path.len()));
+                }
+            }
+            let (fwd, rev) = offsets[0];
+            pair_paths.push(if f.pairs.is_empty() { vec![] } else { offsets });
+            flows.push(FlowRt {
+                counts: FlowCounters::default(),
+                fwd,
+                rev,
+                app_delays: AppDelays::default(),
+                completed_at: None,
+            });
+            let ids = FlowIds { flow: i as u32, src: f.src, dst: f.dst };
+            // The start draw has its own stream, so jitter does not shift the flow's own draws.
+            let mut when = f.when;
+            if when.jitter > 0 {
+                let u = SimRng::stream(seed, &format!("start:{}", f.name)).uniform();
+                when.start += (u * when.jitter as f64) as u64;
+            }
+            let weights: Vec<f64> = f.pairs.iter().map(|p| p.weight).collect();
+            let rng = SimRng::stream(seed, &format!("flow:{}", f.name));
+            let (sender, receiver) = f.params.build(ids, when, rng, &weights);
+            agents.push(sender);
+            agents.push(receiver);
+            sched.at(when.start, Event::Start { agent: 2 * i as u32 });
+        }
+        debug_assert!(
+            hops_by_flow(sc).map(|(_, _, link)| link).eq(paths.iter().copied()),
+            "hops_by_flow walks the layout built here"
+        );
+        let hops = HopCounters::new(paths.len(), sc.warmup_ns > 0);
+        let processing = Processing::new(sc.links.iter().map(|l| (l.name.as_str(), l.processing_jitter_ns)), seed);
+        let series = SeriesRecorder::new(sc);
+        if let Some(interval) = sc.trace.interval {
+            sched.at(sc.warmup_ns.min(interval), Event::Sample);
+        }
+        Simulation {
+            sc: sc.clone(),
+            seed,
+            sched,
+            pkts: PacketArena::new(),
+            links,
+            flows,
+            agents,
+            paths,
+            last_hop,
+            hops,
+            window: Window::new(sc.warmup_ns > 0),
+            processing,
+            events: 0,
+            work: 0,
+            next_rate_check: crate::scenario::budget::EVENT_RATE_FIRST_CHECK,
+            series,
+            out: Outbox::default(),
+            victims: Vec::new(),
+            marks: Vec::new(),
+            measure_from: sc.warmup_ns,
+            end: sc.duration_ns,
+            started: std::time::Instant::now(),
+            loop_wall: std::time::Duration::ZERO,
+            tracer: None,
+            n_flows: sc.flows.len() as u32,
+            conns: Vec::new(),
+            free_conns: Vec::new(),
+            pair_paths,
+            fct: Vec::new(),
+            rtt_log: sc
+                .flows
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let traced = sc.trace.rtt_samples && sc.trace.flows.contains(&(i as u32));
+                    (f.params.kind().keeps_rtt_samples() || traced).then(Vec::new)
+                })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,398 @@
+//! The simulation: the event loop over links, queues and agents, with statistics.
+//!
+//! A packet's life: an agent emits it; it joins the output queue of the first link of its
+//! path (data: the flow's forward path, ACKs: the reverse path); when the link's transmitter
+//! takes it, its queueing delay is recorded and it occupies the line for size / rate; it
+//! reaches the far node one propagation delay later, where it either joins the next queue or,
+//! at its destination, is handed to the agent there.
+//!
+//! Definitions kept by the statistics (over the window `[warmup, duration)`):
+//! - queueing delay: from arrival at a link's queue to the start of its transmission;
+//! - queue length: packets waiting, not counting the one being transmitted (time average);
+//! - utilization: time the transmitter is busy / window length;
+//! - throughput: bytes delivered to the destination / window length (retransmissions too);
+//! - goodput: bytes of new data delivered in order (for datagrams: all delivered bytes).
+//!
+//! Every count goes through [`crate::stats`], whole-run, and the window is the difference from a
+//! snapshot taken as the clock reaches the warmup: a packet sent before warmup and delivered
+//! after it counts as delivered, not as sent. [`crate::results`] and [`crate::invariants`] read
+//! the simulation through [`crate::view::SimView`], which it implements (`view.rs`).
+//!
+//! Rooms: this file holds the run-time records, the event loop and its guards; `build.rs` makes
+//! a run from a scenario; `packets.rs` is a packet's life (sent, queued, marked or dropped,
+//! transmitted, on the wire, arrived) with every count it takes; `connections.rs` the slots of
+//! the workloads' connections. What the line does to a packet (transmission time, loss,
+//! propagation delay, routers' processing) is the link model's, [`crate::link`].
+
+use crate::agent::Outbox;
+use crate::app::AnyAgent;
+use crate::invariants;
+use crate::link::{LinkModel, Processing};
+use crate::packet::{PacketArena, PacketId};
+use crate::packet_trace::PacketTracer;
+use crate::qdisc::{AnyQdisc, DropReason};
+use crate::results::{self, Results, SeriesRecorder};
+use crate::rng::SimRng;
+use crate::scenario::Scenario;
+use crate::sched::{Event, Scheduler};
+use crate::stats::fct::FctRecord;
+use crate::stats::gauges::GaugeAverage;
+use crate::stats::hops::HopCounters;
+use crate::stats::{overlap, AppDelays, FlowCounters, LinkCounters, LinkIntegrals, Window};
+use crate::view::SimView;
+
+mod build;
+mod connections;
+mod packets;
+mod view;
+
+use connections::Connection;
+
+/// A run that cannot go on: a guard tripped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimError(pub String);
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for SimError {}
+
+/// One link direction at run time. Fields in declaration order (`repr(C)`, cache-line aligned):
+/// what every packet touches comes first, within four cache lines, the rest follows. With
+/// 10000 flows there are 20000 access links, and a packet crossing one should cost four lines,
+/// not the whole record.
+#[repr(C, align(64))]
+struct LinkRt {
+    integrals: LinkIntegrals,
+    q: AnyQdisc,
+    tx: Option<PacketId>,
+    /// Generation of the current transmission; an abort bumps it so its TxDone is ignored.
+    tx_gen: u32,
+    /// When the queue-length integrals were last brought up to date.
+    last_change: u64,
+    tx_start: u64,
+    /// What the line does to a packet the queue released: its transmission time, loss and
+    /// propagation delay ([`crate::link`]).
+    line: LinkModel,
+    /// Whole-run counts ([`crate::stats`]): those every packet updates first.
+    counts: LinkCounters,
+    rng: SimRng,
+    /// Time integrals of the discipline's gauges (links in `[trace] links` only).
+    gauge_avg: Option<GaugeAverage>,
+    /// When a wake-up is pending for a discipline that holds packets back (a shaper).
+    wake_at: Option<u64>,
+}
+
+/// One flow at run time (`repr(C)`, cache-line aligned): what a packet's round trip touches
+/// fits in the first four cache lines.
+#[repr(C, align(64))]
+struct FlowRt {
+    /// Offsets of the forward and reverse paths in `Simulation::paths`.
+    fwd: u32,
+    rev: u32,
+    /// Whole-run counts ([`crate::stats`]): those a packet's round trip updates first.
+    counts: FlowCounters,
+    /// Over the window.
+    app_delays: AppDelays,
+    completed_at: Option<u64>,
+}
+
+/// The links' and flows' whole-run counts as the clock reached the warmup.
+struct Snapshot {
+    links: Vec<LinkCounters>,
+    flows: Vec<FlowCounters>,
+}
+
+/// One run of a scenario.
+pub struct Simulation {
+    sc: Scenario,
+    seed: u64,
+    sched: Scheduler,
+    pkts: PacketArena,
+    links: Vec<LinkRt>,
+    flows: Vec<FlowRt>,
+    /// Sender of flow f at 2f, receiver at 2f + 1.
+    agents: Vec<AnyAgent>,
+    /// Every flow's forward then reverse path, flattened; `hops` and `last_hop` run parallel.
+    paths: Vec<u32>,
+    /// Whether the hop ends its path (the packet has reached its destination): so an arrival
+    /// needs nothing from the record of the link it came over.
+    last_hop: Vec<bool>,
+    hops: HopCounters,
+    /// Where the window's link and flow counts start ([`crate::stats::Window`]).
+    window: Window<Snapshot>,
+    /// Routers' processing times (`link.processing_jitter`); `None` when no link has one, so
+    /// a run without them draws nothing and takes no detour.
+    processing: Option<Box<Processing>>,
+    events: u64,
+    /// Events plus packets sent: what the event-rate guard counts (a timer that resends a
+    /// whole window is one event but a window of work), and when it looks next.
+    work: u64,
+    next_rate_check: u64,
+    series: SeriesRecorder,
+    out: Outbox,
+    victims: Vec<(PacketId, DropReason)>,
+    /// Packets a discipline marked other than as an arrival's verdict (CoDel at dequeue).
+    marks: Vec<(PacketId, DropReason)>,
+    measure_from: u64,
+    end: u64,
+    started: std::time::Instant,
+    /// Wall time spent handling events (in `run_for`), apart from building and reporting.
+    loop_wall: std::time::Duration,
+    /// pcap files and the packet log, when `[trace]` asks for them ([`Simulation::trace_packets_to`]).
+    tracer: Option<Box<PacketTracer>>,
+    /// The scenario's flows: a packet of flow id `f < n_flows` is flow `f`'s; ids from `n_flows`
+    /// up are connections of workloads, `conns[f - n_flows]`, and count for their workload.
+    n_flows: u32,
+    /// Connection slots, reused once a connection is over and no packet of it is left; its
+    /// agents are `2 (n_flows + slot)` and the one after.
+    conns: Vec<Connection>,
+    free_conns: Vec<u32>,
+    /// Per flow spanning node sets (a workload): the offsets of its pairs' (forward, reverse)
+    /// paths in `paths`, pair by pair; empty for the others.
+    pair_paths: Vec<Vec<(u32, u32)>>,
+    /// One record per connection ever opened, in order of opening.
+    fct: Vec<FctRecord>,
+    /// Per flow that keeps them (a probe, a traced flow): every round-trip sample in the
+    /// window, (time, RTT) in ns.
+    rtt_log: Vec<Option<Vec<(u64, u64)>>>,
+}
+
+impl Simulation {
+    /// Write the packet traces `[trace]` asks for (pcap files, the packet log) into `dir`; the
+    /// files are complete after [`Simulation::finish_traces`]. Nothing when it asks for none.
+    pub fn trace_packets_to(&mut self, dir: &std::path::Path) -> std::io::Result<()> {
+        self.tracer = PacketTracer::create(&self.sc, dir)?.map(Box::new);
+        Ok(())
+    }
+
+    /// Flush the packet traces; the files written.
+    pub fn finish_traces(&mut self) -> std::io::Result<Vec<std::path::PathBuf>> {
+        match &mut self.tracer {
+            Some(t) => t.finish().map(|()| t.files.clone()),
+            None => Ok(vec![]),
+        }
+    }
+
+    /// Current simulated time, ns.
+    pub fn now(&self) -> u64 {
+        self.sched.now()
+    }
+
+    /// Events handled so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Packets taken by a transmitter, over every link and the whole run: the "simulated
+    /// packets" of the benchmarks (one transmission over one link).
+    pub fn transmissions(&self) -> u64 {
+        self.links.iter().map(|l| l.counts.transmitted.pkts).sum()
+    }
+
+    /// Whether the run has reached its end.
+    pub fn finished(&self) -> bool {
+        self.sched.next_time().is_none_or(|t| t >= self.end)
+    }
+
+    /// Run to the end.
+    pub fn run(&mut self) -> Result<(), SimError> {
+        self.run_until(u64::MAX)
+    }
+
+    /// Handle every event before `limit` (and before the end of the run).
+    pub fn run_until(&mut self, limit: u64) -> Result<(), SimError> {
+        self.run_for(limit, u64::MAX)
+    }
+
+    /// Handle the events before `limit` (and before the end of the run), at most `budget` of
+    /// them: a caller that must stay responsive (to Ctrl-C, for progress) runs in budgets, since
+    /// a stretch of simulated time can hold any number of events.
+    pub fn run_for(&mut self, limit: u64, budget: u64) -> Result<(), SimError> {
+        let t0 = std::time::Instant::now();
+        let outcome = self.handle_events(limit, budget);
+        self.loop_wall += t0.elapsed();
+        outcome
+    }
+
+    /// Wall time spent in the event loop so far: what "time per simulated packet" measures.
+    pub fn loop_wall(&self) -> std::time::Duration {
+        self.loop_wall
+    }
+
+    fn handle_events(&mut self, limit: u64, budget: u64) -> Result<(), SimError> {
+        let stop = limit.min(self.end);
+        let max_events = self.sc.max_events.unwrap_or(u64::MAX);
+        let last = self.events.saturating_add(budget);
+        while let Some(t) = self.sched.peek_time() {
+            if t >= stop || self.events >= last {
+                break;
+            }
+            // Guards stop before the event or packet that would cross them, so the state stays
+            // whole (the invariants hold, and results can still be read).
+            if self.events >= max_events {
+                let (link, flow) = invariants::busiest(self);
+                let link = link
+                    .map(|(l, n)| format!("; busiest link '{}' ({n} packets offered)", self.sc.links[l].name))
+                    .unwrap_or_default();
+                let flow = flow
+                    .map(|(f, n)| format!(", busiest flow '{}' ({n} packets sent)", self.sc.flows[f].name))
+                    .unwrap_or_default();
+                return Err(SimError(format!(
+                    "stopped at {:.3} s after {} events (simulation.max_events){link}{flow}; raise max_events if the run is meant to be this long",
+                    t as f64 * 1e-9,
+                    max_events
+                )));
+            }
+            if self.work >= self.next_rate_check {
+                self.next_rate_check = self.work + crate::scenario::budget::EVENT_RATE_CHECK_EVERY;
+                if let Some(storm) = crate::scenario::budget::event_storm(&self.sc, self.work, t) {
+                    let (_, flow) = invariants::busiest(self);
+                    let flow = flow
+                        .map(|(f, n)| format!("; busiest flow '{}' ({n} packets sent)", self.sc.flows[f].name))
+                        .unwrap_or_default();
+                    return Err(SimError(format!(
+                        "{storm}{flow}; raise max_event_rate if the run is meant to be this dense"
+                    )));
+                }
+            }
+            if t >= self.measure_from && self.window.waiting() {
+                self.start_window();
+            }
+            // Between events, where the invariants are defined (an event in hand is in neither
+            // the queue of pending events nor yet where it puts its packet).
+            #[cfg(debug_assertions)]
+            if self.events % 65_536 == 65_535 {
+                self.assert_invariants();
+            }
+            let (now, ev) = self.sched.pop().expect("peeked");
+            self.events += 1;
+            self.work += 1;
+            match ev {
+                Event::TxDone { link, gen } => {
+                    if self.links[link as usize].tx_gen == gen {
+                        self.tx_done(now, link)
+                    }
+                }
+                Event::Arrive { pkt, .. } => self.arrive(now, pkt)?,
+                Event::Timer { agent, kind, gen, epoch } => {
+                    if self.epoch_of(agent) == epoch {
+                        self.agents[agent as usize].inner_mut().on_timer(now, kind, gen, &mut self.out);
+                        self.flush_outbox(now, agent)?;
+                    }
+                }
+                Event::Start { agent } => {
+                    self.agents[agent as usize].inner_mut().start(now, &mut self.out);
+                    self.flush_outbox(now, agent)?;
+                }
+                Event::Wake { link } => {
+                    let l = &mut self.links[link as usize];
+                    if l.wake_at == Some(now) {
+                        l.wake_at = None;
+                        if l.tx.is_none() {
+                            self.start_tx(now, link);
+                        }
+                    }
+                }
+                Event::Sample => {
+                    self.sample(now);
+                    if let Some(iv) = self.sc.trace.interval {
+                        self.sched.at(now + iv, Event::Sample);
+                    }
+                }
+            }
+        }
+        #[cfg(debug_assertions)]
+        self.assert_invariants();
+        Ok(())
+    }
+
+    /// Check every invariant of [`crate::invariants`]; `Err` describes the first one broken.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        invariants::check(self)
+    }
+
+    /// Panic if an invariant of [`crate::invariants`] is broken (debug builds check as they run).
+    #[track_caller]
+    pub fn assert_invariants(&self) {
+        if let Err(e) = self.check_invariants() {
+            panic!("invariant broken at {} ns after {} events: {e}", self.sched.now(), self.events);
+        }
+    }
+
+    /// Results of the run so far (normally called once finished).
+    pub fn results(&mut self) -> Results {
+        let end = self.sched.now().max(self.end.min(self.sched.next_time().unwrap_or(self.end)));
+        let end = if self.finished() { self.end } else { end };
+        for l in &mut self.links {
+            Self::touch(l, end, self.measure_from, self.end);
+            if l.tx.is_some() {
+                l.integrals.busy_ns += overlap(l.tx_start, end, self.measure_from, self.end);
+                l.tx_start = end;
+            }
+        }
+        results::build(self, end, self.series.finish(&self.sc))
+    }
+
+    /// The clock has reached the warmup: later events count in the window.
+    fn start_window(&mut self) {
+        self.window = Window::From(Snapshot {
+            links: self.links.iter().map(|l| l.counts.clone()).collect(),
+            flows: self.flows.iter().map(|f| f.counts.clone()).collect(),
+        });
+        self.hops.start_window();
+    }
+
+    /// Data packets of each flow still in queues or on the wire, counted from the arena.
+    pub fn in_flight_by_flow(&self) -> Vec<u64> {
+        SimView::in_flight_by_flow(self)
+    }
+
+    /// The `max_packets` guard tripped: say where the packets are.
+    fn too_many_packets(&self, now: u64) -> SimError {
+        let link = invariants::fullest_link(self)
+            .map(|(l, q, w)| {
+                format!(
+                    "; link '{}' holds the most ({q} queued or in transmission, {w} on the wire)",
+                    self.sc.links[l].name
+                )
+            })
+            .unwrap_or_default();
+        let in_flight = SimView::in_flight_by_flow(self);
+        let flow = (0..in_flight.len())
+            .max_by_key(|&f| (in_flight[f], std::cmp::Reverse(f)))
+            .map(|f| {
+                format!(", flow '{}' has the most data packets in flight ({})", self.sc.flows[f].name, in_flight[f])
+            })
+            .unwrap_or_default();
+        SimError(format!(
+            "stopped at {:.3} s: more than {} packets alive at once (simulation.max_packets){link}{flow}; a window or a bandwidth-delay product this large needs more memory than it is worth",
+            now as f64 * 1e-9,
+            self.sc.max_packets
+        ))
+    }
+
+    fn sample(&mut self, now: u64) {
+        let mut series = std::mem::take(&mut self.series);
+        series.record(self, now);
+        self.series = series;
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    /// What every packet touches stays within the first four cache lines of a link or flow
+    /// record (a field added in the wrong place would spread it over more).
+    #[test]
+    fn hot_fields_fit_in_four_cache_lines() {
+        let link_hot_end = offset_of!(LinkRt, counts) + offset_of!(LinkCounters, queue_dropped);
+        assert!(link_hot_end <= 256, "link hot fields end at byte {link_hot_end}");
+        let flow_hot_end = offset_of!(FlowRt, counts) + offset_of!(FlowCounters, dropped);
+        assert!(flow_hot_end <= 256, "flow hot fields end at byte {flow_hot_end}");
+    }
+}

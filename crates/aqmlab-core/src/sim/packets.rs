@@ -1,0 +1,336 @@
+//! A packet's life through the event loop, and where each of its counts is taken: sent
+//! (`flush_outbox`), offered to a queue (`enqueue`), marked or dropped (`mark_packet`,
+//! `drop_packet`: every mark and drop goes through one of them), transmitted (`start_tx`), on
+//! the wire (`tx_done`, asking the link model, [`crate::link`]), arrived at the next hop or
+//! delivered (`arrive`).
+
+use super::{LinkRt, SimError, Simulation};
+use crate::invariants;
+use crate::packet::{flags, PacketId, PacketKind};
+use crate::packet_trace::PacketEvent;
+use crate::qdisc::{DropReason, QdiscCtx, QueueDisc, Verdict};
+use crate::sched::Event;
+use crate::stats::{overlap, DropPlace};
+
+impl Simulation {
+    pub(super) fn trace(&mut self, now: u64, link: u32, event: PacketEvent, id: PacketId) {
+        if self.tracer.is_some() {
+            let packet_flow = self.pkts[id].flow;
+            let flow = self.owner_of(packet_flow);
+            let connection = packet_flow.checked_sub(self.n_flows).map(|c| {
+                let row = self.conns[c as usize].row;
+                (row, self.fct[row as usize].bytes)
+            });
+            let qlen = self.links[link as usize].q.len();
+            if let Some(t) = &mut self.tracer {
+                t.record(now, link, event, &self.pkts[id], flow, connection, qlen);
+            }
+        }
+    }
+
+    /// Add the time since the last change to the queue-length (and traced gauge) integrals.
+    #[inline]
+    pub(super) fn touch(l: &mut LinkRt, now: u64, lo: u64, hi: u64) {
+        let dt = overlap(l.last_change, now, lo, hi);
+        if dt > 0 {
+            l.integrals.area_pkts += l.q.len() as u128 * dt as u128;
+            l.integrals.area_bytes += l.q.bytes() as u128 * dt as u128;
+            if let Some(g) = &mut l.gauge_avg {
+                g.add(l.q.inner(), dt);
+            }
+        }
+        l.last_change = l.last_change.max(now);
+    }
+
+    pub(super) fn flush_outbox(&mut self, now: u64, agent: u32) -> Result<(), SimError> {
+        let flow_id = agent / 2;
+        let flow = self.owner_of(flow_id);
+        let is_sender = agent.is_multiple_of(2);
+        let epoch = self.epoch_of(agent);
+        let out = &mut self.out;
+        let f = &mut self.flows[flow];
+        f.counts.goodput_bytes += out.goodput_bytes;
+        f.counts.timeouts += out.timeouts as u64;
+        for &r in &out.rtt_samples {
+            f.counts.rtt_ns += r as u128;
+            f.counts.rtt_samples += 1;
+        }
+        if let Some(log) = self.rtt_log[flow].as_mut().filter(|_| now >= self.measure_from) {
+            log.extend(out.rtt_samples.iter().map(|&r| (now, r)));
+        }
+        if now >= self.measure_from {
+            for &d in &out.app_delay_samples {
+                f.app_delays.add(d);
+            }
+        }
+        let completed = out.completed;
+        if flow_id < self.n_flows && completed && f.completed_at.is_none() {
+            f.completed_at = Some(now);
+        }
+        for t in out.timers.drain(..) {
+            self.sched.at(t.at.max(now), Event::Timer { agent, kind: t.kind, gen: t.gen, epoch });
+        }
+        let timeouts = out.timeouts;
+        let packets = std::mem::take(&mut out.packets);
+        self.work += packets.len() as u64;
+        let requests = std::mem::take(&mut out.connections);
+        out.clear();
+        let (fwd, rev) = match self.conn_mut(flow_id) {
+            Some(c) => (c.fwd, c.rev),
+            None => (self.flows[flow].fwd, self.flows[flow].rev),
+        };
+        let mut retransmits = 0;
+        for mut p in packets.iter().copied() {
+            if self.pkts.live() as u64 >= self.sc.max_packets {
+                return Err(self.too_many_packets(now));
+            }
+            p.sent_at = now;
+            p.qdelay = 0;
+            debug_assert_eq!(is_sender, p.kind == PacketKind::Data, "senders send data, receivers ACKs");
+            let base = if is_sender { fwd } else { rev };
+            p.at = base;
+            let link = self.paths[base as usize];
+            self.flows[flow].counts.send(p.kind, p.size, p.has(flags::RETX));
+            retransmits += u32::from(p.kind == PacketKind::Data && p.has(flags::RETX));
+            if let Some(c) = self.conn_mut(flow_id) {
+                c.alive += 1;
+            }
+            let id = self.pkts.alloc(p);
+            self.enqueue(now, link, id)?;
+        }
+        if let Some(c) = self.conn_mut(flow_id) {
+            let row = c.row as usize;
+            let r = &mut self.fct[row];
+            r.retransmits += retransmits;
+            r.timeouts += timeouts;
+            if completed && is_sender && r.finish.is_none() {
+                r.finish = Some(now);
+                self.conns[(flow_id - self.n_flows) as usize].done = true;
+            }
+            self.settle(flow_id);
+        }
+        // Give the vectors back so their capacity is reused.
+        let mut packets = packets;
+        packets.clear();
+        self.out.packets = packets;
+        for req in &requests {
+            self.open_connection(now, flow_id, *req)?;
+        }
+        let mut requests = requests;
+        requests.clear();
+        self.out.connections = requests;
+        Ok(())
+    }
+
+    /// Packet `id` joins the queue of `link_id`, the hop of its path it is at (`Packet::at`).
+    pub(super) fn enqueue(&mut self, now: u64, link_id: u32, id: PacketId) -> Result<(), SimError> {
+        let (lo, hi) = (self.measure_from, self.end);
+        let l = &mut self.links[link_id as usize];
+        Self::touch(l, now, lo, hi);
+        let size = self.pkts[id].size;
+        let hop_idx = self.pkts[id].at as usize;
+        self.pkts[id].enq_at = now;
+        l.counts.offer(size);
+        let full = l.q.is_full(size);
+        self.hops.arrival(hop_idx, full);
+        let mut cx = QdiscCtx {
+            now,
+            rng: &mut l.rng,
+            pkts: &mut self.pkts,
+            victims: &mut self.victims,
+            marks: &mut self.marks,
+            in_service: l.tx,
+        };
+        let verdict = l.q.enqueue(id, &mut cx);
+        match verdict {
+            Verdict::Enqueued => self.trace(now, link_id, PacketEvent::Enqueue, id),
+            Verdict::Marked(reason) => self.mark_packet(now, link_id, id, reason),
+            Verdict::Dropped(reason) => self.drop_packet(now, link_id, id, reason, DropPlace::Queued),
+        }
+        self.mark_others(now, link_id);
+        self.drop_victims(now, link_id);
+        // After the victims: a victim in transmission lets the next packet start (Random Drop
+        // with in_service_candidate admits the arrival into a full queue on those terms).
+        let len = self.links[link_id as usize].q.len();
+        let integrals = &mut self.links[link_id as usize].integrals;
+        integrals.max_len = integrals.max_len.max(len);
+        debug_assert!(
+            invariants::within_limit(self.links[link_id as usize].q.inner()),
+            "link '{}': queue over its limit",
+            self.sc.links[link_id as usize].name
+        );
+        let busy = self.links[link_id as usize].tx.is_some();
+        if len as u64 > self.sc.max_queue_pkts {
+            let main = invariants::main_flow_in_queue(self, link_id as usize)
+                .map(|(f, n)| format!(", {n} of them from flow '{}'", self.sc.flows[f].name))
+                .unwrap_or_default();
+            let buffer = match self.links[link_id as usize].q.limit() {
+                crate::conf::Limit::Unbounded => "the buffer is unbounded".to_string(),
+                crate::conf::Limit::Bytes(b) => format!("its buffer ({b} bytes) holds more packets than that"),
+                crate::conf::Limit::Packets(n) => format!("its buffer ({n} packets) is larger than that"),
+            };
+            return Err(SimError(format!(
+                "link '{}': queue grew past {} packets (simulation.max_queue_pkts) at {:.3} s{main}; the offered load exceeds the link and {buffer}: give a smaller limit, or raise max_queue_pkts",
+                self.sc.links[link_id as usize].name,
+                self.sc.max_queue_pkts,
+                now as f64 * 1e-9
+            )));
+        }
+        if !busy {
+            self.start_tx(now, link_id);
+        }
+        Ok(())
+    }
+
+    /// Account for a packet the discipline at `link_id` marked (set CE on) for `reason`.
+    pub(super) fn mark_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason) {
+        self.trace(now, link_id, PacketEvent::Mark(reason), id);
+        let p = self.pkts[id];
+        self.hops.mark(p.at as usize);
+        self.links[link_id as usize].counts.mark(reason);
+        let flow = self.owner_of(p.flow);
+        self.flows[flow].counts.mark(reason);
+        if let Some(c) = self.conn_mut(p.flow) {
+            let row = c.row as usize;
+            self.fct[row].marks += u32::from(p.is_data());
+        }
+    }
+
+    /// The marks a discipline reported in `cx.marks` (at dequeue, or on queued packets).
+    pub(super) fn mark_others(&mut self, now: u64, link_id: u32) {
+        while let Some((id, reason)) = self.marks.pop() {
+            self.mark_packet(now, link_id, id, reason);
+        }
+    }
+
+    pub(super) fn drop_victims(&mut self, now: u64, link_id: u32) {
+        while let Some((victim, reason)) = self.victims.pop() {
+            let l = &mut self.links[link_id as usize];
+            if l.tx == Some(victim) {
+                // Dropped in service: abort the transmission; the line is free from now.
+                l.tx = None;
+                l.tx_gen = l.tx_gen.wrapping_add(1);
+                l.integrals.busy_ns += overlap(l.tx_start, now, self.measure_from, self.end);
+                self.drop_packet(now, link_id, victim, reason, DropPlace::InService);
+                self.start_tx(now, link_id);
+            } else {
+                self.drop_packet(now, link_id, victim, reason, DropPlace::Queued);
+            }
+        }
+    }
+
+    /// Account for and free a packet dropped at `link_id`, from where it was.
+    pub(super) fn drop_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason, place: DropPlace) {
+        self.trace(now, link_id, PacketEvent::Drop(reason), id);
+        let p = self.pkts[id];
+        self.hops.drop(p.at as usize, place == DropPlace::Queued);
+        self.links[link_id as usize].counts.drop(p.size, reason, place);
+        let flow = self.owner_of(p.flow);
+        self.flows[flow].counts.drop(p.kind, p.size, reason);
+        self.pkts.free(id);
+        if let Some(c) = self.conn_mut(p.flow) {
+            c.alive -= 1;
+            let row = c.row as usize;
+            self.fct[row].drops += u32::from(p.is_data());
+            self.settle(p.flow);
+        }
+    }
+
+    /// Give the idle transmitter of `link_id` its next packet, if any.
+    pub(super) fn start_tx(&mut self, now: u64, link_id: u32) {
+        let (lo, hi) = (self.measure_from, self.end);
+        let l = &mut self.links[link_id as usize];
+        debug_assert!(l.tx.is_none());
+        Self::touch(l, now, lo, hi);
+        let mut cx = QdiscCtx {
+            now,
+            rng: &mut l.rng,
+            pkts: &mut self.pkts,
+            victims: &mut self.victims,
+            marks: &mut self.marks,
+            in_service: None,
+        };
+        let next = l.q.dequeue(&mut cx);
+        if next.is_none() {
+            // A shaper holding its next packet back: wake the link when it may go.
+            if let Some(at) = l.q.ready_at() {
+                if l.wake_at != Some(at) {
+                    l.wake_at = Some(at);
+                    self.sched.at(at.max(now), Event::Wake { link: link_id });
+                }
+            }
+        }
+        self.mark_others(now, link_id);
+        self.drop_victims(now, link_id);
+        let Some(id) = next else { return };
+        let p = &mut self.pkts[id];
+        let wait = now - p.enq_at;
+        p.qdelay += wait;
+        let size = p.size;
+        let hi = p.at as usize;
+        self.hops.departure(hi, wait);
+        let l = &mut self.links[link_id as usize];
+        l.counts.transmit(size, wait);
+        l.tx = Some(id);
+        l.tx_start = now;
+        let gen = l.tx_gen;
+        self.trace(now, link_id, PacketEvent::Dequeue, id);
+        let done = self.links[link_id as usize].line.transmission_end(now, size);
+        self.sched.at(done, Event::TxDone { link: link_id, gen });
+    }
+
+    pub(super) fn tx_done(&mut self, now: u64, link_id: u32) {
+        let (lo, hi) = (self.measure_from, self.end);
+        let l = &mut self.links[link_id as usize];
+        let id = l.tx.take().expect("a transmission was in progress");
+        l.integrals.busy_ns += overlap(l.tx_start, now, lo, hi);
+        let size = self.pkts[id].size;
+        if l.line.loses(&mut l.rng) {
+            self.drop_packet(now, link_id, id, DropReason::LinkLoss, DropPlace::OnWire);
+        } else {
+            l.counts.propagate(size);
+            let mut at = l.line.far_end_at(now);
+            if self.processing.is_some() {
+                at = self.processed_at(at, id);
+            }
+            self.sched.at(at, Event::Arrive { link: link_id, pkt: id });
+        }
+        self.start_tx(now, link_id);
+    }
+
+    /// When packet `id`, reaching the far end of its current hop at `reach`, gets through the
+    /// processing of the router there (`reach` when that is its destination, or the next link
+    /// has no processing time). The packet counts as on the wire until then.
+    pub(super) fn processed_at(&mut self, reach: u64, id: PacketId) -> u64 {
+        let hop = self.pkts[id].at as usize;
+        let Some(pr) = self.processing.as_deref_mut() else { return reach };
+        if self.last_hop[hop] {
+            return reach;
+        }
+        pr.admitted_at(self.paths[hop + 1] as usize, reach)
+    }
+
+    pub(super) fn arrive(&mut self, now: u64, id: PacketId) -> Result<(), SimError> {
+        let p = &mut self.pkts[id];
+        if !self.last_hop[p.at as usize] {
+            p.at += 1;
+            let next = self.paths[p.at as usize];
+            return self.enqueue(now, next, id);
+        }
+        let p = *p;
+        self.pkts.free(id);
+        let flow = self.owner_of(p.flow);
+        self.flows[flow].counts.deliver(p.kind, p.size, now - p.sent_at, p.qdelay);
+        let agent = if p.kind == PacketKind::Data { 2 * p.flow + 1 } else { 2 * p.flow };
+        if let Some(c) = self.conn_mut(p.flow) {
+            c.alive -= 1;
+            if c.done {
+                // Over: a late duplicate or ACK has nothing to tell its agents.
+                self.settle(p.flow);
+                return Ok(());
+            }
+        }
+        self.agents[agent as usize].inner_mut().on_packet(now, &p, &mut self.out);
+        self.flush_outbox(now, agent)
+    }
+}
