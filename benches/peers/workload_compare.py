@@ -87,6 +87,7 @@ def read_scenario(path: Path) -> dict:
         "initial_cwnd",
         "handshake",
         "sack",
+        "limited_transmit",
         "packet_size",
         "header",
     }
@@ -94,6 +95,8 @@ def read_scenario(path: Path) -> dict:
         raise ShapeError(f"{path}: flow keys the program does not follow: {sorted(set(flow) - known)}")
     if not flow.get("handshake") or flow.get("cc") not in ("cubic", "newreno"):
         raise ShapeError(f"{path}: the program opens with a handshake, with cubic or newreno")
+    if not flow.get("limited_transmit"):
+        raise ShapeError(f"{path}: ns-3's senders use limited transmit (its SACK pipe cannot go without)")
     if flow.get("packet_size", 1500) - flow.get("header", 40) != 1460:
         raise ShapeError(f"{path}: the program's segments carry 1460 bytes")
     return {

@@ -86,6 +86,9 @@ pub struct Common {
     /// Open the connection with a three-way handshake (SYN, SYN-ACK) before the data.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub handshake: bool,
+    /// Limited transmit (RFC 3042): a new segment on each of the first two duplicate ACKs.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub limited_transmit: bool,
 }
 
 /// How congestion marks travel back from the receiver to the sender.
@@ -211,6 +214,24 @@ impl Common {
                 ),
             ));
         }
+        let limited_transmit: bool = f.or(
+            "limited_transmit",
+            false,
+            "limited transmit (RFC 3042, as Linux and ns-3): send a new segment on each of the first two duplicate \
+             ACKs, beyond the window, so that a small window still gets the duplicate ACKs of a fast retransmit \
+             (reno, newreno, cubic, dctcp)",
+        )?;
+        if limited_transmit && !info.sack {
+            let allowed: Vec<&str> = cc::REGISTRY.iter().filter(|c| c.sack).map(|c| c.name).collect();
+            return Err(f.error(
+                "limited_transmit",
+                format!(
+                    "cc '{}' has no fast retransmit of its own to feed; limited_transmit = true is allowed with: {}",
+                    info.name,
+                    allowed.join(", ")
+                ),
+            ));
+        }
         let handshake: bool = f.or(
             "handshake",
             false,
@@ -237,6 +258,7 @@ impl Common {
             pacing,
             sack,
             handshake,
+            limited_transmit,
         })
     }
 

@@ -50,8 +50,8 @@
 //! ACK reaches the highest byte sent when it began; the window does not grow during it. After
 //! a timeout no recovery begins until that timeout's highest byte is acknowledged (RFC 6675
 //! section 5.1), and going back skips the segments SACKed (the receiver never reneges here).
-//! Choices: no rescue retransmission (NextSeg rule 4, a MAY), no limited transmit, blocks are
-//! taken on whole segments.
+//! Choices: no rescue retransmission (NextSeg rule 4, a MAY), limited transmit (RFC 3042) only
+//! with `limited_transmit = true`, blocks are taken on whole segments.
 //!
 //! Deviations: no slow-start restart after an idle period, no Nagle, no SYN/FIN exchange (the
 //! connection exists from the start time), and the receiver window is the constant
@@ -226,6 +226,8 @@ pub struct Sender {
     pacer: Option<Box<Pacer>>,
     /// SACK loss recovery (`sack = true`).
     sack: bool,
+    /// RFC 3042: the first two duplicate ACKs each let one new segment beyond the window.
+    limited_transmit: bool,
     /// Segments in `segs` SACKed.
     sacked: u32,
     recovery: Option<SackRecovery>,
@@ -280,6 +282,7 @@ impl Sender {
             pacer: (c.pacing || c.cc.info().paces)
                 .then(|| Box::new(Pacer { next_send: 0, timer: LazyTimer::new(Timer::Pace) })),
             sack: c.sack,
+            limited_transmit: c.limited_transmit,
             sacked: 0,
             recovery: None,
             no_recovery_before: 0,
@@ -350,7 +353,7 @@ impl Sender {
             return self.sack_send(now, out);
         }
         let limit = self.limit(now);
-        let wnd = self.window();
+        let wnd = self.window() + self.limited_transmit_allowance();
         while self.snd_nxt < limit {
             if self.sacked > 0 {
                 // Going back after a timeout: the receiver holds the SACKed segments.
@@ -373,9 +376,21 @@ impl Sender {
         }
     }
 
+    /// Segments beyond the window that limited transmit allows now (RFC 3042 section 2): one per
+    /// duplicate ACK for the first two, new data only, within the receiver's window; the
+    /// congestion window itself is unchanged. From the third on the control's fast retransmit
+    /// (or RFC 6675's recovery) takes over.
+    fn limited_transmit_allowance(&self) -> u32 {
+        if !self.limited_transmit || self.recovery.is_some() || self.snd_nxt < self.snd_max || self.dupacks > 2 {
+            return 0;
+        }
+        let cwnd = self.window();
+        (cwnd + self.dupacks).min(self.max_window.max(1)).saturating_sub(cwnd)
+    }
+
     /// Segments the window is holding: those in [snd_una, snd_nxt), less the SACKed ones when
     /// going back after a timeout. (Outside recovery and timeouts SACKed segments still hold
-    /// the window: no limited transmit.)
+    /// the window; `limited_transmit` adds its two segments on top.)
     fn in_use(&self) -> u32 {
         let n = self.segs_in(self.snd_una, self.snd_nxt);
         if self.sacked == 0 || self.snd_nxt >= self.snd_max {
@@ -998,6 +1013,34 @@ mod tests {
         assert_eq!(settled[0], half, "deflated to ssthresh");
         assert!(settled.iter().all(|&c| c >= half), "never back to slow start: {settled:?}");
         assert_eq!(b.sends_of(150 * SEG).len(), 2);
+    }
+
+    #[test]
+    fn limited_transmit_turns_a_small_windows_timeout_into_a_fast_retransmit() {
+        // Six segments, a window of three in congestion avoidance, the second lost: its two
+        // successors in flight send two duplicate ACKs, one short of fast retransmit. RFC 3042
+        // sends a new segment on each, whose duplicate ACKs complete the three.
+        for (cc, sack) in [("reno", false), ("newreno", false), ("cubic", false), ("cubic", true), ("dctcp", true)] {
+            let keys = |lt: bool| {
+                format!("cc = \"{cc}\"\ninitial_cwnd = 3\ninitial_ssthresh = 2\nsack = {sack}\nlimited_transmit = {lt}")
+            };
+            let mut without = Bench::new(&common(&keys(false)), Some(6 * SEG), GBPS, 50 * MS);
+            without.drop = drop_once(1);
+            without.run_until(5000 * MS);
+            assert_eq!(without.timeouts.len(), 1, "{cc} sack={sack} without limited transmit: a timeout");
+            let mut with = Bench::new(&common(&keys(true)), Some(6 * SEG), GBPS, 50 * MS);
+            with.drop = drop_once(1);
+            with.run_until(5000 * MS);
+            assert!(with.timeouts.is_empty(), "{cc} sack={sack} with limited transmit: {:?}", with.timeouts);
+            assert_eq!(with.sends_of(SEG).len(), 2, "{cc} sack={sack}: the lost segment resent once");
+            let (done_with, done_without) = (with.completed.unwrap(), without.completed.unwrap());
+            assert!(done_with + 100 * MS < done_without, "{cc} sack={sack}: {done_with} vs {done_without}");
+            // Only new data went out on the first two duplicate ACKs, and never more than two
+            // segments beyond the window of three: segments 3, 4 and 5 once each.
+            for k in 3..6 {
+                assert_eq!(with.sends_of(k * SEG).len(), 1, "{cc} sack={sack}: segment {k}");
+            }
+        }
     }
 
     #[test]

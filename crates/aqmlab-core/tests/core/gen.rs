@@ -577,6 +577,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                 if SACK_CAPABLE.contains(&cc) && rng.chance(0.4) {
                     let _ = writeln!(t, "sack = true");
                 }
+                if SACK_CAPABLE.contains(&cc) && rng.chance(0.3) {
+                    let _ = writeln!(t, "limited_transmit = true");
+                }
                 if kind == "tcp" {
                     let _ = writeln!(t, "packet_size = {}", int(&mut rng, 100, 1500));
                     if rng.chance(0.3) {
@@ -609,6 +612,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                 }
                 if SACK_CAPABLE.contains(&cc) && rng.chance(0.4) {
                     let _ = writeln!(t, "sack = true");
+                }
+                if SACK_CAPABLE.contains(&cc) && rng.chance(0.3) {
+                    let _ = writeln!(t, "limited_transmit = true");
                 }
                 if cc != "generic" && cc != "decbit" && rng.chance(0.3) {
                     let _ = writeln!(t, "initial_cwnd = {}", int(&mut rng, 1, 100));
