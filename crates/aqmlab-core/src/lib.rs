@@ -1,8 +1,9 @@
 //! aqmlab-core: a packet-level simulator of congested gateways.
 //!
 //! Layers, bottom up:
-//! - [`units`], [`rng`]: integer time (ns), rates (bit/s), sizes (bytes); per-component
-//!   random streams derived from (seed, name);
+//! - [`units`], [`ids`], [`rng`]: integer time (ns; typed as [`units::SimTime`] where the event
+//!   queue and the link model meet it), rates (bit/s), sizes (bytes); typed link and agent ids;
+//!   per-component random streams derived from (seed, name);
 //! - [`sched`]: the event queue (a radix heap), ordered by (time, insertion sequence);
 //! - [`packet`]: packets as small records in an arena;
 //! - [`qdisc`]: queue disciplines, one per file, behind one contract;
@@ -31,6 +32,7 @@ pub mod app;
 pub mod columns;
 pub mod conf;
 pub mod fair_share;
+pub mod ids;
 pub mod invariants;
 pub mod link;
 pub mod packet;

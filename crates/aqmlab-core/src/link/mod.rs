@@ -26,13 +26,13 @@ pub use capacity::{Capacity, Shape, Transmitter, TRACE_MTU};
 pub use processing::Processing;
 
 use crate::rng::SimRng;
-use crate::units::tx_time_ns;
+use crate::units::{tx_time_ns, SimDuration, SimTime};
 
 /// One link direction's line: its rate (or varying capacity), propagation delay and loss.
 pub struct LinkModel {
     /// The constant rate, or the nominal rate of a varying capacity ([`Capacity::nominal_rate_bps`]).
     rate_bps: u64,
-    delay_ns: u64,
+    delay: SimDuration,
     /// Probability that the wire loses a transmitted packet.
     loss: f64,
     /// A capacity that varies over time (a schedule or a trace), else `rate_bps` throughout.
@@ -41,7 +41,8 @@ pub struct LinkModel {
 
 impl LinkModel {
     pub fn new(rate_bps: u64, delay_ns: u64, loss: f64, capacity: Option<Capacity>) -> Self {
-        LinkModel { rate_bps, delay_ns, loss, transmitter: capacity.map(|c| Box::new(Transmitter::new(c))) }
+        let transmitter = capacity.map(|c| Box::new(Transmitter::new(c)));
+        LinkModel { rate_bps, delay: SimDuration(delay_ns), loss, transmitter }
     }
 
     /// The rate where one number is needed (a workload's ideal completion time).
@@ -50,18 +51,18 @@ impl LinkModel {
         self.rate_bps
     }
 
-    /// The propagation delay, ns.
+    /// The propagation delay.
     #[inline]
-    pub fn delay_ns(&self) -> u64 {
-        self.delay_ns
+    pub fn delay(&self) -> SimDuration {
+        self.delay
     }
 
     /// When the transmission of a packet of `size` bytes that starts at `now` ends.
     #[inline]
-    pub fn transmission_end(&mut self, now: u64, size: u32) -> u64 {
+    pub fn transmission_end(&mut self, now: SimTime, size: u32) -> SimTime {
         match &mut self.transmitter {
-            None => now + tx_time_ns(size, self.rate_bps),
-            Some(t) => t.finish(now, size),
+            None => now + SimDuration(tx_time_ns(size, self.rate_bps)),
+            Some(t) => SimTime(t.finish(now.ns(), size)),
         }
     }
 
@@ -74,7 +75,7 @@ impl LinkModel {
 
     /// When a packet whose transmission ended at `end` reaches the far end of the line.
     #[inline]
-    pub fn far_end_at(&self, end: u64) -> u64 {
-        end + self.delay_ns
+    pub fn far_end_at(&self, end: SimTime) -> SimTime {
+        end + self.delay
     }
 }

@@ -3,7 +3,9 @@
 //! delay drawn uniformly from `[0, jitter]`, packets keeping their order, as a router's processor
 //! takes them in turn.
 
+use crate::ids::LinkId;
 use crate::rng::SimRng;
+use crate::units::SimTime;
 
 /// The processing time of the router that forwards packets into each link direction (by id).
 pub struct Processing {
@@ -30,14 +32,15 @@ impl Processing {
 
     /// When a packet that reaches the router forwarding into `link` at `reach` gets into the
     /// link's queue.
-    pub fn admitted_at(&mut self, link: usize, reach: u64) -> u64 {
-        let jitter = self.jitter_ns[link];
+    pub fn admitted_at(&mut self, link: LinkId, reach: SimTime) -> SimTime {
+        let l = link.index();
+        let jitter = self.jitter_ns[l];
         if jitter == 0 {
             return reach;
         }
-        let wait = (self.rng[link].uniform() * jitter as f64) as u64;
-        let at = (reach + wait).max(self.free_at[link]);
-        self.free_at[link] = at;
-        at
+        let wait = (self.rng[l].uniform() * jitter as f64) as u64;
+        let at = (reach.ns() + wait).max(self.free_at[l]);
+        self.free_at[l] = at;
+        SimTime(at)
     }
 }

@@ -12,26 +12,28 @@ mod radix_heap;
 use radix_heap::RadixHeap;
 
 use crate::agent::TimerKind;
+use crate::ids::{AgentId, LinkId};
 use crate::packet::PacketId;
+use crate::units::SimTime;
 
 /// Everything that can happen. Events carry ids, never references.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     /// The transmitter of a link finished sending its current packet.
     /// Stale when `gen` no longer matches the link's (the transmission was aborted).
-    TxDone { link: u32, gen: u32 },
+    TxDone { link: LinkId, gen: u32 },
     /// A packet reaches the far end of a link after propagation.
-    Arrive { link: u32, pkt: PacketId },
+    Arrive { link: LinkId, pkt: PacketId },
     /// An agent's timer; stale when `gen` no longer matches the agent's own (lazy cancel), or
     /// when the agent's slot has had another connection since (`epoch`: see the simulation).
-    Timer { agent: u32, kind: TimerKind, gen: u32, epoch: u32 },
+    Timer { agent: AgentId, kind: TimerKind, gen: u32, epoch: u32 },
     /// An agent starts.
-    Start { agent: u32 },
+    Start { agent: AgentId },
     /// Take a sample of the traced time series.
     Sample,
     /// A discipline that held its next packet back (a shaper) lets it go now: the link's
     /// transmitter, if idle, asks it again.
-    Wake { link: u32 },
+    Wake { link: LinkId },
 }
 
 /// The pending events of one simulation.
@@ -39,7 +41,7 @@ pub enum Event {
 pub struct Scheduler {
     heap: RadixHeap<Event>,
     next_seq: u64,
-    now: u64,
+    now: SimTime,
     /// The most events ever pending at once (a measure of the queue's memory).
     peak: usize,
 }
@@ -49,17 +51,17 @@ impl Scheduler {
         Self::default()
     }
 
-    /// Current simulated time in ns: the time of the last event taken.
+    /// Current simulated time: the time of the last event taken.
     #[inline]
-    pub fn now(&self) -> u64 {
+    pub fn now(&self) -> SimTime {
         self.now
     }
 
     /// Schedule `event` at absolute time `time` (never in the past).
     #[inline]
-    pub fn at(&mut self, time: u64, event: Event) {
-        debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
-        self.heap.push(time, self.next_seq, event);
+    pub fn at(&mut self, time: SimTime, event: Event) {
+        debug_assert!(time >= self.now, "event scheduled in the past: {time:?} < {:?}", self.now);
+        self.heap.push(time.ns(), self.next_seq, event);
         self.next_seq += 1;
         self.peak = self.peak.max(self.heap.len());
     }
@@ -71,22 +73,23 @@ impl Scheduler {
 
     /// Time of the next event, if any; prepares it to be taken.
     #[inline]
-    pub fn peek_time(&mut self) -> Option<u64> {
-        self.heap.peek_time()
+    pub fn peek_time(&mut self) -> Option<SimTime> {
+        self.heap.peek_time().map(SimTime)
     }
 
     /// Time of the next event, if any, for callers holding `&self` (slower: checks, reports).
-    pub fn next_time(&self) -> Option<u64> {
-        self.heap.min_time()
+    pub fn next_time(&self) -> Option<SimTime> {
+        self.heap.min_time().map(SimTime)
     }
 
     /// Take the next event and advance the clock to it.
     #[inline]
-    pub fn pop(&mut self) -> Option<(u64, Event)> {
+    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         let e = self.heap.pop()?;
-        debug_assert!(e.time >= self.now, "time went back");
-        self.now = e.time;
-        Some((e.time, e.item))
+        let time = SimTime(e.time);
+        debug_assert!(time >= self.now, "time went back");
+        self.now = time;
+        Some((time, e.item))
     }
 
     pub fn len(&self) -> usize {
@@ -110,18 +113,18 @@ mod tests {
     #[test]
     fn equal_times_run_in_insertion_order() {
         let mut s = Scheduler::new();
-        s.at(5, Event::Start { agent: 2 });
-        s.at(3, Event::Start { agent: 9 });
-        s.at(5, Event::Start { agent: 1 });
-        s.at(5, Event::Sample);
+        s.at(SimTime(5), Event::Start { agent: AgentId(2) });
+        s.at(SimTime(3), Event::Start { agent: AgentId(9) });
+        s.at(SimTime(5), Event::Start { agent: AgentId(1) });
+        s.at(SimTime(5), Event::Sample);
         let order: Vec<_> = std::iter::from_fn(|| s.pop()).collect();
         assert_eq!(
             order,
             vec![
-                (3, Event::Start { agent: 9 }),
-                (5, Event::Start { agent: 2 }),
-                (5, Event::Start { agent: 1 }),
-                (5, Event::Sample)
+                (SimTime(3), Event::Start { agent: AgentId(9) }),
+                (SimTime(5), Event::Start { agent: AgentId(2) }),
+                (SimTime(5), Event::Start { agent: AgentId(1) }),
+                (SimTime(5), Event::Sample)
             ]
         );
     }

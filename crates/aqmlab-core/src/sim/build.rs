@@ -3,6 +3,7 @@
 
 use super::{FlowRt, LinkRt, Simulation};
 use crate::agent::{FlowIds, Outbox};
+use crate::ids::AgentId;
 use crate::link::{LinkModel, Processing};
 use crate::packet::PacketArena;
 use crate::qdisc::LinkInfo;
@@ -13,6 +14,7 @@ use crate::sched::{Event, Scheduler};
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::hops::HopCounters;
 use crate::stats::{AppDelays, FlowCounters, LinkCounters, LinkIntegrals, Window};
+use crate::units::SimTime;
 use crate::view::hops_by_flow;
 
 impl Simulation {
@@ -84,7 +86,7 @@ impl Simulation {
             let (sender, receiver) = f.params.build(ids, when, rng, &weights);
             agents.push(sender);
             agents.push(receiver);
-            sched.at(when.start, Event::Start { agent: 2 * i as u32 });
+            sched.at(SimTime(when.start), Event::Start { agent: AgentId::sender(i as u32) });
         }
         debug_assert!(
             hops_by_flow(sc).map(|(_, _, link)| link).eq(paths.iter().copied()),
@@ -94,7 +96,7 @@ impl Simulation {
         let processing = Processing::new(sc.links.iter().map(|l| (l.name.as_str(), l.processing_jitter_ns)), seed);
         let series = SeriesRecorder::new(sc);
         if let Some(interval) = sc.trace.interval {
-            sched.at(sc.warmup_ns.min(interval), Event::Sample);
+            sched.at(SimTime(sc.warmup_ns.min(interval)), Event::Sample);
         }
         Simulation {
             sc: sc.clone(),

@@ -6,6 +6,7 @@ use crate::agent::FlowIds;
 use crate::app::sink::Sink;
 use crate::app::workload::Hop;
 use crate::app::AnyAgent;
+use crate::ids::AgentId;
 use crate::stats::fct::FctRecord;
 
 /// A connection of a workload, while it lasts.
@@ -55,8 +56,8 @@ impl Simulation {
 
     /// The epoch of the slot an agent is in: 0 for a flow's, the connection's for a workload's.
     #[inline]
-    pub(super) fn epoch_of(&self, agent: u32) -> u32 {
-        match (agent / 2).checked_sub(self.n_flows) {
+    pub(super) fn epoch_of(&self, agent: AgentId) -> u32 {
+        match agent.flow().checked_sub(self.n_flows) {
             Some(c) => self.conns[c as usize].epoch,
             None => 0,
         }
@@ -89,7 +90,7 @@ impl Simulation {
                 .iter()
                 .map(|&l| Hop {
                     rate_bps: self.links[l as usize].line.rate_bps(),
-                    delay_ns: self.links[l as usize].line.delay_ns(),
+                    delay_ns: self.links[l as usize].line.delay().ns(),
                 })
                 .collect()
         };
@@ -112,10 +113,10 @@ impl Simulation {
         });
         let c = &mut self.conns[slot as usize];
         *c = Connection { owner: flow, row, fwd, rev, epoch: c.epoch.wrapping_add(1), alive: 0, done: false };
-        let agent = 2 * flow_id;
-        self.agents[agent as usize] = sender;
-        self.agents[agent as usize + 1] = receiver;
-        self.agents[agent as usize].inner_mut().start(now, &mut self.out);
+        let agent = AgentId::sender(flow_id);
+        self.agents[agent.index()] = sender;
+        self.agents[AgentId::receiver(flow_id).index()] = receiver;
+        self.agents[agent.index()].inner_mut().start(now, &mut self.out);
         self.flush_outbox(now, agent)
     }
 
@@ -125,9 +126,8 @@ impl Simulation {
         let slot = flow_id - self.n_flows;
         let c = &self.conns[slot as usize];
         if c.done && c.alive == 0 {
-            let agent = 2 * flow_id as usize;
-            self.agents[agent] = AnyAgent::Sink(Sink);
-            self.agents[agent + 1] = AnyAgent::Sink(Sink);
+            self.agents[AgentId::sender(flow_id).index()] = AnyAgent::Sink(Sink);
+            self.agents[AgentId::receiver(flow_id).index()] = AnyAgent::Sink(Sink);
             self.conns[slot as usize].done = false;
             self.conns[slot as usize].alive = u32::MAX; // not settled twice
             self.free_conns.push(slot);

@@ -39,6 +39,7 @@ use crate::stats::fct::FctRecord;
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::hops::HopCounters;
 use crate::stats::{overlap, AppDelays, FlowCounters, LinkCounters, LinkIntegrals, Window};
+use crate::units::{SimDuration, SimTime};
 use crate::view::SimView;
 
 mod build;
@@ -178,7 +179,7 @@ impl Simulation {
 
     /// Current simulated time, ns.
     pub fn now(&self) -> u64 {
-        self.sched.now()
+        self.sched.now().ns()
     }
 
     /// Events handled so far.
@@ -194,7 +195,7 @@ impl Simulation {
 
     /// Whether the run has reached its end.
     pub fn finished(&self) -> bool {
-        self.sched.next_time().is_none_or(|t| t >= self.end)
+        self.sched.next_time().is_none_or(|t| t.ns() >= self.end)
     }
 
     /// Run to the end.
@@ -223,7 +224,7 @@ impl Simulation {
     }
 
     fn handle_events(&mut self, limit: u64, budget: u64) -> Result<(), SimError> {
-        let stop = limit.min(self.end);
+        let stop = SimTime(limit.min(self.end));
         let max_events = self.sc.max_events.unwrap_or(u64::MAX);
         let last = self.events.saturating_add(budget);
         while let Some(t) = self.sched.peek_time() {
@@ -242,13 +243,13 @@ impl Simulation {
                     .unwrap_or_default();
                 return Err(SimError(format!(
                     "stopped at {:.3} s after {} events (simulation.max_events){link}{flow}; raise max_events if the run is meant to be this long",
-                    t as f64 * 1e-9,
+                    t.ns() as f64 * 1e-9,
                     max_events
                 )));
             }
             if self.work >= self.next_rate_check {
                 self.next_rate_check = self.work + crate::scenario::budget::EVENT_RATE_CHECK_EVERY;
-                if let Some(storm) = crate::scenario::budget::event_storm(&self.sc, self.work, t) {
+                if let Some(storm) = crate::scenario::budget::event_storm(&self.sc, self.work, t.ns()) {
                     let (_, flow) = invariants::busiest(self);
                     let flow = flow
                         .map(|(f, n)| format!("; busiest flow '{}' ({n} packets sent)", self.sc.flows[f].name))
@@ -258,7 +259,7 @@ impl Simulation {
                     )));
                 }
             }
-            if t >= self.measure_from && self.window.waiting() {
+            if t.ns() >= self.measure_from && self.window.waiting() {
                 self.start_window();
             }
             // Between events, where the invariants are defined (an event in hand is in neither
@@ -267,28 +268,30 @@ impl Simulation {
             if self.events % 65_536 == 65_535 {
                 self.assert_invariants();
             }
-            let (now, ev) = self.sched.pop().expect("peeked");
+            let (at, ev) = self.sched.pop().expect("peeked");
+            // Agents, disciplines and statistics take time as nanoseconds.
+            let now = at.ns();
             self.events += 1;
             self.work += 1;
             match ev {
                 Event::TxDone { link, gen } => {
-                    if self.links[link as usize].tx_gen == gen {
+                    if self.links[link.index()].tx_gen == gen {
                         self.tx_done(now, link)
                     }
                 }
                 Event::Arrive { pkt, .. } => self.arrive(now, pkt)?,
                 Event::Timer { agent, kind, gen, epoch } => {
                     if self.epoch_of(agent) == epoch {
-                        self.agents[agent as usize].inner_mut().on_timer(now, kind, gen, &mut self.out);
+                        self.agents[agent.index()].inner_mut().on_timer(now, kind, gen, &mut self.out);
                         self.flush_outbox(now, agent)?;
                     }
                 }
                 Event::Start { agent } => {
-                    self.agents[agent as usize].inner_mut().start(now, &mut self.out);
+                    self.agents[agent.index()].inner_mut().start(now, &mut self.out);
                     self.flush_outbox(now, agent)?;
                 }
                 Event::Wake { link } => {
-                    let l = &mut self.links[link as usize];
+                    let l = &mut self.links[link.index()];
                     if l.wake_at == Some(now) {
                         l.wake_at = None;
                         if l.tx.is_none() {
@@ -299,7 +302,7 @@ impl Simulation {
                 Event::Sample => {
                     self.sample(now);
                     if let Some(iv) = self.sc.trace.interval {
-                        self.sched.at(now + iv, Event::Sample);
+                        self.sched.at(at + SimDuration(iv), Event::Sample);
                     }
                 }
             }
@@ -318,13 +321,13 @@ impl Simulation {
     #[track_caller]
     pub fn assert_invariants(&self) {
         if let Err(e) = self.check_invariants() {
-            panic!("invariant broken at {} ns after {} events: {e}", self.sched.now(), self.events);
+            panic!("invariant broken at {} ns after {} events: {e}", self.sched.now().ns(), self.events);
         }
     }
 
     /// Results of the run so far (normally called once finished).
     pub fn results(&mut self) -> Results {
-        let end = self.sched.now().max(self.end.min(self.sched.next_time().unwrap_or(self.end)));
+        let end = self.sched.now().ns().max(self.end.min(self.sched.next_time().map_or(self.end, SimTime::ns)));
         let end = if self.finished() { self.end } else { end };
         for l in &mut self.links {
             Self::touch(l, end, self.measure_from, self.end);

@@ -5,15 +5,17 @@
 //! delivered (`arrive`).
 
 use super::{LinkRt, SimError, Simulation};
+use crate::ids::{AgentId, LinkId};
 use crate::invariants;
 use crate::packet::{flags, PacketId, PacketKind};
 use crate::packet_trace::PacketEvent;
 use crate::qdisc::{DropReason, QdiscCtx, QueueDisc, Verdict};
 use crate::sched::Event;
 use crate::stats::{overlap, DropPlace};
+use crate::units::SimTime;
 
 impl Simulation {
-    pub(super) fn trace(&mut self, now: u64, link: u32, event: PacketEvent, id: PacketId) {
+    pub(super) fn trace(&mut self, now: u64, link: LinkId, event: PacketEvent, id: PacketId) {
         if self.tracer.is_some() {
             let packet_flow = self.pkts[id].flow;
             let flow = self.owner_of(packet_flow);
@@ -21,9 +23,9 @@ impl Simulation {
                 let row = self.conns[c as usize].row;
                 (row, self.fct[row as usize].bytes)
             });
-            let qlen = self.links[link as usize].q.len();
+            let qlen = self.links[link.index()].q.len();
             if let Some(t) = &mut self.tracer {
-                t.record(now, link, event, &self.pkts[id], flow, connection, qlen);
+                t.record(now, link.0, event, &self.pkts[id], flow, connection, qlen);
             }
         }
     }
@@ -42,10 +44,10 @@ impl Simulation {
         l.last_change = l.last_change.max(now);
     }
 
-    pub(super) fn flush_outbox(&mut self, now: u64, agent: u32) -> Result<(), SimError> {
-        let flow_id = agent / 2;
+    pub(super) fn flush_outbox(&mut self, now: u64, agent: AgentId) -> Result<(), SimError> {
+        let flow_id = agent.flow();
         let flow = self.owner_of(flow_id);
-        let is_sender = agent.is_multiple_of(2);
+        let is_sender = agent.is_sender();
         let epoch = self.epoch_of(agent);
         let out = &mut self.out;
         let f = &mut self.flows[flow];
@@ -68,7 +70,7 @@ impl Simulation {
             f.completed_at = Some(now);
         }
         for t in out.timers.drain(..) {
-            self.sched.at(t.at.max(now), Event::Timer { agent, kind: t.kind, gen: t.gen, epoch });
+            self.sched.at(SimTime(t.at.max(now)), Event::Timer { agent, kind: t.kind, gen: t.gen, epoch });
         }
         let timeouts = out.timeouts;
         let packets = std::mem::take(&mut out.packets);
@@ -89,7 +91,7 @@ impl Simulation {
             debug_assert_eq!(is_sender, p.kind == PacketKind::Data, "senders send data, receivers ACKs");
             let base = if is_sender { fwd } else { rev };
             p.at = base;
-            let link = self.paths[base as usize];
+            let link = LinkId(self.paths[base as usize]);
             self.flows[flow].counts.send(p.kind, p.size, p.has(flags::RETX));
             retransmits += u32::from(p.kind == PacketKind::Data && p.has(flags::RETX));
             if let Some(c) = self.conn_mut(flow_id) {
@@ -123,9 +125,9 @@ impl Simulation {
     }
 
     /// Packet `id` joins the queue of `link_id`, the hop of its path it is at (`Packet::at`).
-    pub(super) fn enqueue(&mut self, now: u64, link_id: u32, id: PacketId) -> Result<(), SimError> {
+    pub(super) fn enqueue(&mut self, now: u64, link_id: LinkId, id: PacketId) -> Result<(), SimError> {
         let (lo, hi) = (self.measure_from, self.end);
-        let l = &mut self.links[link_id as usize];
+        let l = &mut self.links[link_id.index()];
         Self::touch(l, now, lo, hi);
         let size = self.pkts[id].size;
         let hop_idx = self.pkts[id].at as usize;
@@ -151,27 +153,27 @@ impl Simulation {
         self.drop_victims(now, link_id);
         // After the victims: a victim in transmission lets the next packet start (Random Drop
         // with in_service_candidate admits the arrival into a full queue on those terms).
-        let len = self.links[link_id as usize].q.len();
-        let integrals = &mut self.links[link_id as usize].integrals;
+        let len = self.links[link_id.index()].q.len();
+        let integrals = &mut self.links[link_id.index()].integrals;
         integrals.max_len = integrals.max_len.max(len);
         debug_assert!(
-            invariants::within_limit(self.links[link_id as usize].q.inner()),
+            invariants::within_limit(self.links[link_id.index()].q.inner()),
             "link '{}': queue over its limit",
-            self.sc.links[link_id as usize].name
+            self.sc.links[link_id.index()].name
         );
-        let busy = self.links[link_id as usize].tx.is_some();
+        let busy = self.links[link_id.index()].tx.is_some();
         if len as u64 > self.sc.max_queue_pkts {
-            let main = invariants::main_flow_in_queue(self, link_id as usize)
+            let main = invariants::main_flow_in_queue(self, link_id.index())
                 .map(|(f, n)| format!(", {n} of them from flow '{}'", self.sc.flows[f].name))
                 .unwrap_or_default();
-            let buffer = match self.links[link_id as usize].q.limit() {
+            let buffer = match self.links[link_id.index()].q.limit() {
                 crate::conf::Limit::Unbounded => "the buffer is unbounded".to_string(),
                 crate::conf::Limit::Bytes(b) => format!("its buffer ({b} bytes) holds more packets than that"),
                 crate::conf::Limit::Packets(n) => format!("its buffer ({n} packets) is larger than that"),
             };
             return Err(SimError(format!(
                 "link '{}': queue grew past {} packets (simulation.max_queue_pkts) at {:.3} s{main}; the offered load exceeds the link and {buffer}: give a smaller limit, or raise max_queue_pkts",
-                self.sc.links[link_id as usize].name,
+                self.sc.links[link_id.index()].name,
                 self.sc.max_queue_pkts,
                 now as f64 * 1e-9
             )));
@@ -183,11 +185,11 @@ impl Simulation {
     }
 
     /// Account for a packet the discipline at `link_id` marked (set CE on) for `reason`.
-    pub(super) fn mark_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason) {
+    pub(super) fn mark_packet(&mut self, now: u64, link_id: LinkId, id: PacketId, reason: DropReason) {
         self.trace(now, link_id, PacketEvent::Mark(reason), id);
         let p = self.pkts[id];
         self.hops.mark(p.at as usize);
-        self.links[link_id as usize].counts.mark(reason);
+        self.links[link_id.index()].counts.mark(reason);
         let flow = self.owner_of(p.flow);
         self.flows[flow].counts.mark(reason);
         if let Some(c) = self.conn_mut(p.flow) {
@@ -197,15 +199,15 @@ impl Simulation {
     }
 
     /// The marks a discipline reported in `cx.marks` (at dequeue, or on queued packets).
-    pub(super) fn mark_others(&mut self, now: u64, link_id: u32) {
+    pub(super) fn mark_others(&mut self, now: u64, link_id: LinkId) {
         while let Some((id, reason)) = self.marks.pop() {
             self.mark_packet(now, link_id, id, reason);
         }
     }
 
-    pub(super) fn drop_victims(&mut self, now: u64, link_id: u32) {
+    pub(super) fn drop_victims(&mut self, now: u64, link_id: LinkId) {
         while let Some((victim, reason)) = self.victims.pop() {
-            let l = &mut self.links[link_id as usize];
+            let l = &mut self.links[link_id.index()];
             if l.tx == Some(victim) {
                 // Dropped in service: abort the transmission; the line is free from now.
                 l.tx = None;
@@ -220,11 +222,18 @@ impl Simulation {
     }
 
     /// Account for and free a packet dropped at `link_id`, from where it was.
-    pub(super) fn drop_packet(&mut self, now: u64, link_id: u32, id: PacketId, reason: DropReason, place: DropPlace) {
+    pub(super) fn drop_packet(
+        &mut self,
+        now: u64,
+        link_id: LinkId,
+        id: PacketId,
+        reason: DropReason,
+        place: DropPlace,
+    ) {
         self.trace(now, link_id, PacketEvent::Drop(reason), id);
         let p = self.pkts[id];
         self.hops.drop(p.at as usize, place == DropPlace::Queued);
-        self.links[link_id as usize].counts.drop(p.size, reason, place);
+        self.links[link_id.index()].counts.drop(p.size, reason, place);
         let flow = self.owner_of(p.flow);
         self.flows[flow].counts.drop(p.kind, p.size, reason);
         self.pkts.free(id);
@@ -237,9 +246,9 @@ impl Simulation {
     }
 
     /// Give the idle transmitter of `link_id` its next packet, if any.
-    pub(super) fn start_tx(&mut self, now: u64, link_id: u32) {
+    pub(super) fn start_tx(&mut self, now: u64, link_id: LinkId) {
         let (lo, hi) = (self.measure_from, self.end);
-        let l = &mut self.links[link_id as usize];
+        let l = &mut self.links[link_id.index()];
         debug_assert!(l.tx.is_none());
         Self::touch(l, now, lo, hi);
         let mut cx = QdiscCtx {
@@ -256,7 +265,7 @@ impl Simulation {
             if let Some(at) = l.q.ready_at() {
                 if l.wake_at != Some(at) {
                     l.wake_at = Some(at);
-                    self.sched.at(at.max(now), Event::Wake { link: link_id });
+                    self.sched.at(SimTime(at.max(now)), Event::Wake { link: link_id });
                 }
             }
         }
@@ -269,19 +278,19 @@ impl Simulation {
         let size = p.size;
         let hi = p.at as usize;
         self.hops.departure(hi, wait);
-        let l = &mut self.links[link_id as usize];
+        let l = &mut self.links[link_id.index()];
         l.counts.transmit(size, wait);
         l.tx = Some(id);
         l.tx_start = now;
         let gen = l.tx_gen;
         self.trace(now, link_id, PacketEvent::Dequeue, id);
-        let done = self.links[link_id as usize].line.transmission_end(now, size);
+        let done = self.links[link_id.index()].line.transmission_end(SimTime(now), size);
         self.sched.at(done, Event::TxDone { link: link_id, gen });
     }
 
-    pub(super) fn tx_done(&mut self, now: u64, link_id: u32) {
+    pub(super) fn tx_done(&mut self, now: u64, link_id: LinkId) {
         let (lo, hi) = (self.measure_from, self.end);
-        let l = &mut self.links[link_id as usize];
+        let l = &mut self.links[link_id.index()];
         let id = l.tx.take().expect("a transmission was in progress");
         l.integrals.busy_ns += overlap(l.tx_start, now, lo, hi);
         let size = self.pkts[id].size;
@@ -289,7 +298,7 @@ impl Simulation {
             self.drop_packet(now, link_id, id, DropReason::LinkLoss, DropPlace::OnWire);
         } else {
             l.counts.propagate(size);
-            let mut at = l.line.far_end_at(now);
+            let mut at = l.line.far_end_at(SimTime(now));
             if self.processing.is_some() {
                 at = self.processed_at(at, id);
             }
@@ -301,27 +310,27 @@ impl Simulation {
     /// When packet `id`, reaching the far end of its current hop at `reach`, gets through the
     /// processing of the router there (`reach` when that is its destination, or the next link
     /// has no processing time). The packet counts as on the wire until then.
-    pub(super) fn processed_at(&mut self, reach: u64, id: PacketId) -> u64 {
+    pub(super) fn processed_at(&mut self, reach: SimTime, id: PacketId) -> SimTime {
         let hop = self.pkts[id].at as usize;
         let Some(pr) = self.processing.as_deref_mut() else { return reach };
         if self.last_hop[hop] {
             return reach;
         }
-        pr.admitted_at(self.paths[hop + 1] as usize, reach)
+        pr.admitted_at(LinkId(self.paths[hop + 1]), reach)
     }
 
     pub(super) fn arrive(&mut self, now: u64, id: PacketId) -> Result<(), SimError> {
         let p = &mut self.pkts[id];
         if !self.last_hop[p.at as usize] {
             p.at += 1;
-            let next = self.paths[p.at as usize];
+            let next = LinkId(self.paths[p.at as usize]);
             return self.enqueue(now, next, id);
         }
         let p = *p;
         self.pkts.free(id);
         let flow = self.owner_of(p.flow);
         self.flows[flow].counts.deliver(p.kind, p.size, now - p.sent_at, p.qdelay);
-        let agent = if p.kind == PacketKind::Data { 2 * p.flow + 1 } else { 2 * p.flow };
+        let agent = if p.kind == PacketKind::Data { AgentId::receiver(p.flow) } else { AgentId::sender(p.flow) };
         if let Some(c) = self.conn_mut(p.flow) {
             c.alive -= 1;
             if c.done {
@@ -330,7 +339,7 @@ impl Simulation {
                 return Ok(());
             }
         }
-        self.agents[agent as usize].inner_mut().on_packet(now, &p, &mut self.out);
+        self.agents[agent.index()].inner_mut().on_packet(now, &p, &mut self.out);
         self.flush_outbox(now, agent)
     }
 }

@@ -1,6 +1,7 @@
 //! The read-only view of a simulation that `results` and `invariants` read ([`crate::view::SimView`]).
 
 use super::Simulation;
+use crate::ids::AgentId;
 use crate::packet::{PacketArena, PacketId};
 use crate::qdisc::QueueDisc;
 use crate::scenario::Scenario;
@@ -9,6 +10,7 @@ use crate::stats::fct::FctRecord;
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::hops::HopCounters;
 use crate::stats::{AppDelays, FlowCounters, LinkCounters, LinkIntegrals};
+use crate::units::SimTime;
 use crate::view::SimView;
 
 impl SimView for Simulation {
@@ -28,10 +30,10 @@ impl SimView for Simulation {
         self.seed
     }
     fn now(&self) -> u64 {
-        self.sched.now()
+        self.sched.now().ns()
     }
     fn next_event_time(&self) -> Option<u64> {
-        self.sched.next_time()
+        self.sched.next_time().map(SimTime::ns)
     }
     fn peak_pending_events(&self) -> u64 {
         self.sched.peak_len() as u64
@@ -56,7 +58,7 @@ impl SimView for Simulation {
     }
     fn on_wire(&self) -> impl Iterator<Item = (u32, PacketId)> + '_ {
         self.sched.pending().filter_map(|e| match *e {
-            Event::Arrive { link, pkt } => Some((link, pkt)),
+            Event::Arrive { link, pkt } => Some((link.0, pkt)),
             // Listed, not `_`: an event that carries a packet must be counted here.
             Event::TxDone { .. } | Event::Timer { .. } | Event::Start { .. } | Event::Sample | Event::Wake { .. } => {
                 None
@@ -94,7 +96,7 @@ impl SimView for Simulation {
         self.flows[flow].completed_at
     }
     fn sender_gauges(&self, flow: usize, out: &mut Vec<(&'static str, f64)>) {
-        self.agents[2 * flow].inner().gauges(out)
+        self.agents[AgentId::sender(flow as u32).index()].inner().gauges(out)
     }
     fn hops(&self) -> &HopCounters {
         &self.hops
