@@ -59,9 +59,29 @@ class RunOutcome:
     build: str | None = None  # build_identity() of the process that ran it
 
 
-# A Dask task of short runs lasts about this long (seconds), at most MAX_BATCH runs.
+# A Dask task of short runs lasts about this long (seconds), at most MAX_BATCH runs; a local pool
+# keeps about as much work queued per worker.
 TASK_S = 0.25
 MAX_BATCH = 32
+
+
+# The scenarios this process expanded lately, with their hashes: the seeds of one point come in
+# a row, and expanding and hashing a small scenario costs a tenth of its run (a Scenario is
+# immutable: a run copies what it changes).
+_EXPANDED: dict[tuple[str, str, tuple[tuple[str, str], ...]], tuple[_core.Scenario, str]] = {}
+_EXPANDED_KEPT = 16
+
+
+def _expanded(task: RunTask) -> tuple[_core.Scenario, str]:
+    key = (task.base_text, task.base_path, task.overrides)
+    found = _EXPANDED.get(key)
+    if found is None:
+        scenario = _core.parse_scenario(task.base_text, task.base_path, list(task.overrides))
+        found = (scenario, scenario_hash(scenario))
+        if len(_EXPANDED) >= _EXPANDED_KEPT:
+            _EXPANDED.pop(next(iter(_EXPANDED)))
+        _EXPANDED[key] = found
+    return found
 
 
 def execute_run(task: RunTask) -> RunOutcome:
@@ -75,8 +95,7 @@ def execute_run(task: RunTask) -> RunOutcome:
         return RunOutcome(task.scenario_hash, task.seed, "failed", None, message, wall_s, version, build)
 
     try:
-        scenario = _core.parse_scenario(task.base_text, task.base_path, list(task.overrides))
-        found = scenario_hash(scenario)
+        scenario, found = _expanded(task)
         if found != task.scenario_hash:
             return failed(
                 f"this worker (aqmlab {version}) expands the scenario differently from the sweep's process "
@@ -179,14 +198,28 @@ class _ProcessPool:
         def wait_first(pending):
             return wait(pending, return_when=FIRST_COMPLETED)
 
+        finished = [0, 0.0]  # runs, their summed wall seconds
+
         def result(future) -> list[RunOutcome]:
             self._pending.discard(future)
             try:
-                return [future.result()]
+                outcome = future.result()
             except BrokenProcessPool:
                 raise SweepAborted(broken) from None
+            finished[0] += 1
+            finished[1] += outcome.wall_s
+            return [outcome]
 
-        return _windowed(submit, wait_first, result, tasks, lambda: 2 * self.workers)
+        def window() -> int:
+            # About TASK_S of work queued per worker: short runs then finish in numbers while the
+            # previous ones are stored, and each transaction stores many (2 a worker before, and
+            # the parent spent most of its time storing four runs at a time).
+            if not finished[0]:
+                return 2 * self.workers
+            per_worker = math.ceil(TASK_S / max(finished[1] / finished[0], 1e-6))
+            return self.workers * min(max(per_worker, 2), MAX_BATCH)
+
+        return _windowed(submit, wait_first, result, tasks, window)
 
     def close(self, abort: bool = False) -> None:
         if abort:
