@@ -47,6 +47,9 @@
 //!
 //! Traced gauges: `sparse_flows`, `bulk_flows`, `decaying_flows`, `way_collisions` and
 //! `p_drop` (the largest BLUE probability among the queues).
+//!
+//! Longer than 600 lines with its tests, which stay beside the code they check (as everywhere
+//! in the core); the discipline itself is the first 570 or so.
 
 use std::collections::{HashMap, VecDeque};
 

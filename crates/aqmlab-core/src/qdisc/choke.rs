@@ -53,6 +53,9 @@
 //! - the comparison is made when avg >= min_th (the paper: "greater than min_th"); the
 //!   forced zone starts at avg >= max_th (F&J 1993);
 //! - no ECN: CHOKe drops (the paper's hardware drop bit only changes buffer occupancy).
+//!
+//! Longer than 600 lines with its tests, which stay beside the code they check (as everywhere
+//! in the core); the discipline itself is the first 380 or so.
 
 use serde::Serialize;
 

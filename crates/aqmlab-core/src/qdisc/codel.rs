@@ -37,6 +37,9 @@
 //!   is marked with reason `ce_threshold`, whatever `ecn` says (Linux). A packet CoDel has
 //!   just marked is not counted a second time (Linux counts it in both counters).
 //! - Time is integer ns; no wrap-around arithmetic is needed.
+//!
+//! Longer than 600 lines with its tests, which stay beside the code they check (as everywhere
+//! in the core); the discipline itself is the first 370 or so.
 
 use std::collections::VecDeque;
 

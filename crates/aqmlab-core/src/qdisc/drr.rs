@@ -36,6 +36,9 @@
 //! - The packet being transmitted is outside the buffer (as for every discipline here).
 //!
 //! Traced gauge: `active_queues` (the ActiveList's length).
+//!
+//! Longer than 600 lines with its tests, which stay beside the code they check (as everywhere
+//! in the core); the discipline itself is the first 440 or so.
 
 use std::collections::VecDeque;
 

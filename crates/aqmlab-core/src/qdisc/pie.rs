@@ -34,6 +34,9 @@
 //! - Linux's extra 2% increase while the delay exceeds 250 ms is not applied, nor section 5.3's
 //!   active/inactive switch (Linux has neither of the latter).
 //! - The accumulated probability restarts at every drop, overflow ones included (Linux).
+//!
+//! Longer than 600 lines with its tests, which stay beside the code they check (as everywhere
+//! in the core); the discipline itself is the first 400 or so.
 
 use serde::Serialize;
 
