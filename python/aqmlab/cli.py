@@ -7,7 +7,6 @@ with status 2; a run that cannot finish exits 1; Ctrl-C exits 130. None of them 
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import re
 import sys
@@ -25,6 +24,8 @@ class _Parser(argparse.ArgumentParser):
         # "invalid choice: 'rn' (choose from ...)": name the closest command (Python 3.11's argparse does not).
         choice = re.match(r"argument COMMAND: invalid choice: '([^']*)'", message)
         if choice:
+            import difflib
+
             from aqmlab.commands import COMMAND_MODULES
 
             commands = [module.replace("_", "-") for module in COMMAND_MODULES]

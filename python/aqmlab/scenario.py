@@ -14,8 +14,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, cast
 
-import tomli_w
-
 from aqmlab import _core
 from aqmlab._args import check_overrides, check_path, check_text, check_tree, plain_values, shown
 from aqmlab._core import Scenario, ScenarioError
@@ -61,6 +59,8 @@ def from_dict(data: Mapping[str, object], name: str = "<dict>", overrides: Overr
         )
     check_tree(data, "data", name)
     try:
+        import tomli_w  # only a scenario given as a dict is written out as TOML
+
         # numpy/pandas scalars (a dict built from a DataFrame's rows) as the Python numbers they stand for.
         text = tomli_w.dumps(cast(Mapping[str, Any], plain_values(data)))
     except (TypeError, ValueError) as error:

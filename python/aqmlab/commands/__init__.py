@@ -15,13 +15,14 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 COMMAND_MODULES = ("run", "validate", "list", "sweep", "plot", "plot_series", "reproduce")
 
 
-@dataclass(frozen=True)
-class Command:
+# A NamedTuple, not a dataclass: dataclasses pulls in inspect, a third of the command line's
+# start-up imports.
+class Command(NamedTuple):
     name: str
     summary: str  # one line, shown by `aqmlab --help`
     add_arguments: Callable[[argparse.ArgumentParser], None]
