@@ -1,0 +1,354 @@
+"""What the DKS 1989 reproductions share: the policy pairs, the measurement of a run, the pairing of
+published numbers with sources by throughput rank, the scenario experiment and its figure."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from aqmlab.reproduce.base import Condition, Experiment, Reference, value_of
+from aqmlab.reproduce.plots import save
+from aqmlab.reproduce.published import Number, cite, number, series
+
+PAPER = "Demers, Keshav, Shenker, Analysis and Simulation of a Fair Queueing Algorithm, SIGCOMM 1989"
+PAPER_DIR = "dks-1989"
+NAN = math.nan
+
+
+def num(key: str) -> Number:
+    """A published number of the paper (scenarios/papers/dks-1989/published.toml)."""
+    return number(PAPER_DIR, key)
+
+
+#: The paper's measurement window and the gateway line it implies: 56 kbps carries 3500
+#: packets of 1000 bytes in 500 s. Counts are reported per 500 s (reduced runs are scaled).
+WINDOW_S = 500.0
+LINE_PKTS = 3500.0
+
+POLICIES = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "DEC/DEC", "DEC/FQbit"]
+#: The policies whose gateway serves in arrival order (DEC/DEC's gateway is FCFS that sets bits).
+FCFS_POLICIES = ("G/FCFS", "JK/FCFS", "DEC/DEC")
+CC = {"G": "generic", "JK": "jk", "DEC": "decbit"}
+QUEUES = {
+    "FCFS": '{discipline = "droptail", limit = %d}',
+    "FQ": '{discipline = "fq", limit = %d}',
+    "DEC": '{discipline = "decbit", limit = %d, selective = true}',
+    "FQbit": '{discipline = "fq_bit", limit = %d, alpha = 0.5}',
+}
+
+REDUCED = {"simulation.duration": "400s", "simulation.warmup": "200s"}
+
+COMMON_NOTES = """Every scenario follows the paper's section 4: Telnets send 40-byte packets, Poisson with a
+mean gap of 5 s; FTPs have endless 1000-byte packets; both have a window of 5; ACKs are 40 bytes;
+FQ has delta = 0 and counts conversations by source-destination pair; 1500 s of warm-up, then
+500 s measured. Left open by the paper, and our choices:
+gateway lines of 56 kbps (3500 packets in 500 s), buffers of 15 packets, 10 Mbps host links,
+no propagation delay, starts spread over the first second. The policy pairs (Table 1):
+**G** is the paper's generic flow control (fixed window, timeout 2 x smoothed RTT, no
+back-off); **JK** is aqmlab's Tahoe (slow start, congestion avoidance, Jacobson's RTO with
+Karn's rule and back-off, fast retransmit, no fast recovery) capped at 5; **DEC** is the DECbit
+source (window +1 or x0.875 per two windows of ACKs); **FCFS** is drop-tail; **FQ** is Fair
+Queueing with push-out from the longest conversation; **DEC** as a gateway is selective DECbit
+(DEC TR-510, Ramakrishnan, Chiu and Jain 1987, approximated: its exact rules could not be found,
+in the report or in any public text that cites it; aqmlab sets the bit only for conversations at
+or above their max-min share of 90% of the line, while the cycle-averaged queue is at least 1, and
+every DEC/DEC row of every scenario rests on that approximation); **FQbit** is FQ that sets the bit when a
+conversation's queue exceeds alpha = 1/2 of its share of the buffer (alpha is garbled in the
+paper). The Telnets use the same flow control as the FTPs. Only the gateway lines change queue;
+host links stay FCFS (nothing waits at 10 Mbps).
+
+Quantities per source are the paper's four: throughput (packets delivered in the 500 s window,
+duplicates included, as "packets reaching destination"), mean round-trip time, retransmissions
+and dropped data packets. **Pairing.** Sources that the set-up makes interchangeable (the FTPs
+of one kind, the Telnets) are compared by rank of throughput: the paper's k-th largest throughput
+against the mean over seeds of our k-th largest in each run (`throughput:ftp#1` is the largest;
+unreadable cells count as the smallest), the only meaningful pairing when which source wins is
+chance (segregation). A source's other numbers follow its throughput rank, so that it keeps its
+identity across the rows: the paper's RTT of its k-th largest source against the RTT of our k-th
+largest (`rtt:ftp@thr#k`); a source whose throughput is unreadable is compared with ours of the
+same column. No source is ever compared with a group's mean. Sources that are not interchangeable
+(scenarios 3 and 5) are compared one by one. **Chance.** The paper's numbers are single runs; a
+count of n packets varies by about 2 sqrt(n) by chance alone (a Telnet's ~100 packets are a
+Poisson count), which a row of a count is allowed as its own spread (`consistent`); a match needs
+10% or the printed precision, and a printed 0 only what rounds to 0."""
+
+
+def queue_for(policy: str, limit: int) -> str:
+    return QUEUES[policy.split("/")[1]] % limit
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring
+
+
+def _window(run: pd.DataFrame) -> float:
+    """The measurement window of one run (s), from a flow's bytes and throughput."""
+    ok = run[(run["throughput_bps"] > 0) & (run["delivered_bytes"] > 0)]
+    if not len(ok):
+        return WINDOW_S
+    return float(np.median(ok["delivered_bytes"] * 8.0 / ok["throughput_bps"]))
+
+
+METRICS = {
+    "throughput": ("delivered_pkts", True),  # per 500 s
+    "rtt": ("mean_rtt_s", False),
+    "retx": ("retransmits", True),
+    "drops": ("dropped_pkts", True),
+}
+
+
+def per_run_flow_rows(flows: pd.DataFrame, groups: Mapping[str, Sequence[str]]) -> list[tuple]:
+    """Per source ``metric:name``; per group ranks ``metric:group#k`` (largest first) and means."""
+    rows = []
+    for (cond, seed), run in flows.groupby(["condition", "seed"], sort=False):
+        scale = WINDOW_S / _window(run)
+        values: dict[str, dict[str, float]] = {}
+        for metric, (column, count) in METRICS.items():
+            col = run.set_index("name")[column].astype(float)
+            if count:
+                col = col * scale
+            values[metric] = col.to_dict()
+            for name, v in col.items():
+                rows.append((cond, seed, f"{metric}:{name}", v))
+        for group, names in groups.items():
+            for metric in METRICS:
+                vs = [values[metric].get(n, NAN) for n in names]
+                present = sorted((v for v in vs if not math.isnan(v)), reverse=True)
+                for k, v in enumerate(present, start=1):
+                    rows.append((cond, seed, f"{metric}:{group}#{k}", v))
+                if present:
+                    rows.append((cond, seed, f"{metric}:{group} mean", float(np.mean(present))))
+            # The group's sources by throughput, largest first (ties in column order): each
+            # metric of the source that ranks k-th, so that a source keeps its identity.
+            order = sorted(names, key=lambda n: -values["throughput"].get(n, -math.inf))
+            for k, name in enumerate(order, start=1):
+                for metric in METRICS:
+                    rows.append((cond, seed, f"{metric}:{group}@thr#{k}", values[metric].get(name, NAN)))
+            thr = [values["throughput"].get(n, 0.0) for n in names]
+            rows.append((cond, seed, f"total_throughput:{group}", float(np.sum(thr))))
+            if sum(thr) > 0:
+                rows.append((cond, seed, f"jain:{group}", float(sum(thr) ** 2 / (len(thr) * sum(t * t for t in thr)))))
+    return rows
+
+
+def frame(rows: list[tuple]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["condition", "seed", "quantity", "value"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Published values -> references
+
+
+@dataclass(frozen=True)
+class Published:
+    """One policy's published values of one metric for a group of sources (from the file)."""
+
+    metric: str
+    policy: str
+    #: The group's name ("" for sources compared one by one).
+    group: str
+    #: The readable numbers, by our source name, in the table's column order.
+    numbers: Mapping[str, Number]
+    #: How a number finds its simulated counterpart:
+    #: ``rank``: the k-th largest published value against the mean over seeds of our k-th
+    #: largest (for throughput: which interchangeable source wins is chance; unreadable cells
+    #: count as the smallest);
+    #: ``throughput_rank``: the source's value against the same metric of our source whose
+    #: throughput ranks as the published source's does (a source keeps its identity across the
+    #: rows; a source whose throughput is unreadable is compared with ours of the same column);
+    #: ``per_flow``: the source against ours of the same name.
+    pairing: str
+
+
+def group_published(scenario: str, metric: str, policy: str, groups: Mapping[str, Sequence[str]]) -> list[Published]:
+    """A policy's numbers of one metric from the file, split into the scenario's groups."""
+    found = series(PAPER_DIR, f"{scenario}.{metric}.{policy}")
+    out = []
+    for group, names in groups.items():
+        mine = {n: found[n] for n in names if n in found}
+        if mine:
+            pairing = "rank" if metric == "throughput" else "throughput_rank"
+            out.append(Published(metric, policy, group, mine, pairing))
+    return out
+
+
+def _spread(metric: str, value: float) -> tuple[str, float] | None:
+    """The chance spread of a count: the paper's numbers are single runs, and a count of n
+    packets (throughput, retransmissions, drops) spreads by about 2 sqrt(n) by chance alone (a
+    Telnet's ~100 packets are a Poisson count); a count printed as 0 may come from a mean of a
+    few, hence sqrt(max(n, 1)). Other metrics have none of their own."""
+    if metric in ("throughput", "retx", "drops"):
+        return ("count 2 sqrt(n)", 2.0 * math.sqrt(max(value, 1.0)))
+    return None
+
+
+def throughput_ranks(published: Sequence[Published]) -> dict[tuple[str, str], dict[str, int]]:
+    """{(policy, group): {source: rank}} of the readable published throughputs (1 = largest;
+    ties in column order)."""
+    out = {}
+    for pub in published:
+        if pub.metric == "throughput" and pub.group:
+            order = sorted(pub.numbers, key=lambda n: -pub.numbers[n].value)
+            out[(pub.policy, pub.group)] = {n: k for k, n in enumerate(order, start=1)}
+    return out
+
+
+def paired_quantity(pub: Published, name: str, ranks: Mapping[tuple[str, str], Mapping[str, int]]) -> str:
+    """The simulated quantity a published number of ``name`` is compared with."""
+    if pub.pairing == "rank":
+        order = sorted(pub.numbers, key=lambda n: -pub.numbers[n].value)
+        return f"{pub.metric}:{pub.group}#{order.index(name) + 1}"
+    if pub.pairing == "throughput_rank":
+        rank = ranks.get((pub.policy, pub.group), {}).get(name)
+        if rank is not None:
+            return f"{pub.metric}:{pub.group}@thr#{rank}"
+    return f"{pub.metric}:{name}"
+
+
+def references_from(
+    published: Sequence[Published],
+    trends: Mapping[str, tuple[str, Callable[[pd.DataFrame], bool]]],
+    explain: Callable[[Published], str],
+) -> list[Reference]:
+    """One row per published number. ``trends[policy]`` is the paper's finding for that
+    policy's rows; ``explain`` gives the reason a row may differ."""
+    ranks = throughput_ranks(published)
+    refs = []
+    for pub in published:
+        for name, n in pub.numbers.items():
+            refs.append(
+                cite(
+                    n,
+                    paired_quantity(pub, name, ranks),
+                    pub.policy,
+                    spread=_spread(pub.metric, n.value),
+                    trend=trends.get(pub.policy),
+                    explanation=explain(pub),
+                )
+            )
+    return refs
+
+
+# ---------------------------------------------------------------------------------------------
+# The six scenarios
+
+
+class DksScenario(Experiment):
+    paper = PAPER
+    number = 0
+    #: Gateway-to-gateway lines whose queue each policy sets.
+    lines: Sequence[str] = ("gateway",)
+    #: Flow keys (names or templates) whose cc each policy sets.
+    cc_flows: Sequence[str] = ("ftp{i}", "telnet{i}")
+    buffer = 15
+    policies: Sequence[str] = POLICIES
+    #: Groups of interchangeable sources (ranked together).
+    groups: Mapping[str, Sequence[str]] = {}
+    #: Sources in the paper's column order (for figures).
+    columns: Sequence[str] = ()
+    #: Groups drawn ranked in the figure (None: the ranked groups).
+    figure_groups: Mapping[str, Sequence[str]] | None = None
+    reduced = REDUCED
+    #: Keys set on every JK flow besides its cc (a side-by-side variant's JK model).
+    jk_keys: Mapping[str, str] = {}
+
+    @property
+    def scenario(self) -> str:  # type: ignore[override]
+        return f"dks-1989/scenario{self.number}.toml"
+
+    def conditions(self):
+        out = []
+        for policy in self.policies:
+            overrides = {f"link.{line}.queue": queue_for(policy, self.buffer) for line in self.lines}
+            if self.cc_flows:
+                cc = policy.split("/")[0]
+                overrides.update({f"flow.{f}.cc": CC[cc] for f in self.cc_flows})
+                if cc == "JK":
+                    overrides.update({f"flow.{f}.{k}": v for f in self.cc_flows for k, v in self.jk_keys.items()})
+            out.append(Condition(policy, overrides))
+        return out
+
+    def measure(self, tables):
+        rows = per_run_flow_rows(tables["flows"], self.groups)
+        rows += self.extra(tables)
+        return frame(rows)
+
+    def extra(self, tables) -> list[tuple]:
+        return []
+
+    def published(self) -> list[Published]:
+        return []
+
+    def trends(self) -> dict[str, tuple[str, Callable[[pd.DataFrame], bool]]]:
+        return {}
+
+    def explain(self, pub: Published) -> str:
+        return ""
+
+    def claims(self) -> list[Reference]:
+        return []
+
+    def references(self):
+        refs = references_from(self.published(), self.trends(), self.explain) + self.claims()
+        # A variant that runs some of the policies compares only their rows.
+        return [r for r in refs if r.condition in self.policies]
+
+    def figures(self, measured, summary, outdir):
+        return policy_figure(self, summary, outdir / f"scenario{self.number}")
+
+
+def policy_figure(exp: DksScenario, summary: pd.DataFrame, stem: Path) -> list[Path]:
+    """Throughput and RTT per source and policy: aqmlab's mean over seeds (bars, 95% intervals)
+    and the paper's value of the same row (black marks). In a group of interchangeable sources,
+    bar k is the k-th largest throughput and, below, the RTT of that same source."""
+    import matplotlib.pyplot as plt
+
+    from aqmlab.reproduce.plots import half_width
+
+    groups = exp.groups if exp.figure_groups is None else exp.figure_groups
+    paper = {(r.quantity, r.condition): r.value for r in exp.references() if not math.isnan(r.value)}
+    slots: list[tuple[str, str]] = []  # (label, suffix of the quantity) in column order
+    seen = set()
+    for name in exp.columns:
+        group = next((g for g, names in groups.items() if name in names), None)
+        if group is None:
+            slots.append((name, name))
+        elif group not in seen:
+            seen.add(group)
+            slots += [(f"{group}#{k}", f"{group}#{k}") for k in range(1, len(groups[group]) + 1)]
+    fig, axes = plt.subplots(2, 1, figsize=(max(7, 1.2 * len(exp.policies) * len(slots) / 3), 6.5), sharex=True)
+    width = 0.8 / len(slots)
+    marked = False
+    for ax, metric, ylabel in ((axes[0], "throughput", "packets in 500 s"), (axes[1], "rtt", "mean RTT (s)")):
+        for j, (label, suffix) in enumerate(slots):
+            q = f"{metric}:{suffix}"
+            if metric != "throughput" and "#" in suffix:
+                q = f"{metric}:{suffix.replace('#', '@thr#')}"
+            means = [value_of(summary, q, c) for c in exp.policies]
+            err = [half_width(summary, q, c) for c in exp.policies]
+            xs = [i + (j - (len(slots) - 1) / 2) * width for i in range(len(exp.policies))]
+            ax.bar(xs, means, width * 0.95, yerr=err, capsize=1.5, label=label, color=f"C{j % 10}")
+            for i, policy in enumerate(exp.policies):
+                value = paper.get((q, policy))
+                if value is not None:
+                    y = max(value, 1e-3) if metric == "rtt" else value
+                    ax.plot([xs[i]], [y], "k_", ms=9, mew=2, label=None if marked else "paper")
+                    marked = True
+        ax.set_ylabel(ylabel)
+        if metric == "rtt":
+            ax.set_yscale("log")
+    axes[1].set_xticks(range(len(exp.policies)), exp.policies)
+    axes[0].legend(fontsize=7, ncol=min(len(slots) + 1, 8))
+    marks = "paper (black marks)" if paper else "no paper values (table unreadable)"
+    ranked = "\nNAME#k: the k-th largest throughput of its group; below, that source's RTT" if groups else ""
+    axes[0].set_title(f"DKS 1989 scenario {exp.number}: aqmlab mean over seeds (bars), {marks}{ranked}", fontsize=10)
+    return save(fig, stem)
+
+
+def _v(s, q, c):
+    return value_of(s, q, c)
