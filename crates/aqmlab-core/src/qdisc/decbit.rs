@@ -339,6 +339,16 @@ impl QueueDisc for DecBit {
     }
 }
 
+/// Entries of per-flow (or per-bucket) tables this discipline keeps on one link direction
+/// with `n_flows` flows (at least 1): what the memory budget counts (`scenario::budget`).
+pub fn flow_state_entries(p: &Params, n_flows: u64) -> u64 {
+    if p.selective {
+        (2 * n_flows).max(8)
+    } else {
+        0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::conformance::Line;

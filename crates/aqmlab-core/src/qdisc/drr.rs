@@ -443,6 +443,16 @@ impl QueueDisc for Drr {
     }
 }
 
+/// Entries of per-flow (or per-bucket) tables this discipline keeps on one link direction
+/// with `n_flows` flows (at least 1): what the memory budget counts (`scenario::budget`).
+pub fn flow_state_entries(p: &Params, n_flows: u64) -> u64 {
+    if p.buckets == 0 {
+        n_flows
+    } else {
+        p.buckets as u64
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::super::harness::{hammer, link, Harness};

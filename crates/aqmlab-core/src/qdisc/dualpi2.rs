@@ -421,6 +421,12 @@ impl QueueDisc for DualPi2 {
     }
 }
 
+/// Entries of per-flow (or per-bucket) tables this discipline keeps on one link direction
+/// with `n_flows` flows (at least 1): what the memory budget counts (`scenario::budget`).
+pub fn flow_state_entries(_: &Params, _n_flows: u64) -> u64 {
+    0 // no per-flow state
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::harness::{link, Harness};

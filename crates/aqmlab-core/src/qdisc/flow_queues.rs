@@ -51,6 +51,16 @@ pub enum Classify {
     Exact,
 }
 
+impl Classify {
+    /// The queues' table entries with `n_flows` flows: one per flow, or one per bucket.
+    pub fn entries(&self, n_flows: u64) -> u64 {
+        match self {
+            Classify::Exact => n_flows,
+            Classify::Hashed(b) => *b as u64,
+        }
+    }
+}
+
 /// What happens when the buffer is over its limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -614,6 +614,12 @@ impl QueueDisc for Fq {
     }
 }
 
+/// Entries of per-flow (or per-bucket) tables this discipline keeps on one link direction
+/// with `n_flows` flows (at least 1): what the memory budget counts (`scenario::budget`).
+pub fn flow_state_entries(_: &Params, n_flows: u64) -> u64 {
+    (2 * n_flows).max(8)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::harness::Harness;

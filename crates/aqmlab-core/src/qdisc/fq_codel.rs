@@ -116,6 +116,12 @@ impl QueueDisc for FqCodel {
     }
 }
 
+/// Entries of per-flow (or per-bucket) tables this discipline keeps on one link direction
+/// with `n_flows` flows (at least 1): what the memory budget counts (`scenario::budget`).
+pub fn flow_state_entries(p: &Params, n_flows: u64) -> u64 {
+    p.queues.flows.entries(n_flows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::flow_queues::Classify;

@@ -264,6 +264,12 @@ impl QueueDisc for Fred {
     }
 }
 
+/// Entries of per-flow (or per-bucket) tables this discipline keeps on one link direction
+/// with `n_flows` flows (at least 1): what the memory budget counts (`scenario::budget`).
+pub fn flow_state_entries(_: &Params, n_flows: u64) -> u64 {
+    n_flows
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::harness::{hammer, link, Harness};

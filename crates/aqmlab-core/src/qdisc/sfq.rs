@@ -204,6 +204,12 @@ impl QueueDisc for Sfq {
     }
 }
 
+/// Entries of per-flow (or per-bucket) tables this discipline keeps on one link direction
+/// with `n_flows` flows (at least 1): what the memory budget counts (`scenario::budget`).
+pub fn flow_state_entries(p: &Params, _n_flows: u64) -> u64 {
+    p.divisor as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::drr::tests::run_line;

@@ -8,7 +8,6 @@
 //! their flows send), not exact counts.
 
 use crate::conf::{Origin, Result, Source};
-use crate::qdisc::flow_queues::Classify;
 use crate::qdisc::QdiscParams;
 use crate::scenario::Scenario;
 
@@ -106,29 +105,10 @@ pub fn pcap_bytes(sc: &Scenario) -> f64 {
         .sum()
 }
 
-/// Entries of per-flow (or per-bucket) tables a discipline allocates on one link direction.
+/// Entries of per-flow (or per-bucket) tables a discipline allocates on one link direction
+/// (each discipline's own `flow_state_entries`).
 pub fn flow_state_entries(q: &QdiscParams, n_flows: u64) -> u64 {
-    let n = n_flows.max(1);
-    let classified = |c: &Classify| match c {
-        Classify::Exact => n,
-        Classify::Hashed(b) => *b as u64,
-    };
-    match q {
-        QdiscParams::Fq(_) | QdiscParams::FqBit(_) => (2 * n).max(8),
-        QdiscParams::DecBit(p) if p.selective => (2 * n).max(8),
-        QdiscParams::Drr(p) => {
-            if p.buckets == 0 {
-                n
-            } else {
-                p.buckets as u64
-            }
-        }
-        QdiscParams::Fred(_) => n,
-        QdiscParams::Sfq(p) => p.divisor as u64,
-        QdiscParams::FqCodel(p) => classified(&p.queues.flows),
-        QdiscParams::FqPie(p) => classified(&p.queues.flows),
-        _ => 0,
-    }
+    q.flow_state_entries(n_flows.max(1))
 }
 
 /// The link direction with the largest per-flow table and the entries of all of them together.

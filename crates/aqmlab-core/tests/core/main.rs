@@ -25,6 +25,7 @@ mod overrides;
 mod processing;
 mod properties;
 mod schedulers;
+mod shape;
 mod smoke;
 mod sred_flow_estimate;
 mod tcp;
