@@ -10,10 +10,10 @@
 //! - [`agent`]: the contract between the event loop and a flow's endpoints (a leaf);
 //! - [`tcp`]: the TCP family (sender, receiver, congestion controls, data sources);
 //! - [`app`]: the flow kinds, one file each, and their registry;
-//! - [`conf`], [`scenario`]: scenario files, validated with file/line/field messages;
 //! - [`link`]: the link model, what a link direction does to a packet between its queue and the
 //!   far end (transmission time at a rate, a schedule or a trace; loss; propagation delay;
 //!   routers' processing time);
+//! - [`conf`], [`scenario`]: scenario files, validated with file/line/field messages;
 //! - [`stats`]: the one accounting layer: whole-run counts, the window by snapshot, hop
 //!   counters, gauge averages;
 //! - [`view`]: the read-only view of a simulation that results and invariants read;
