@@ -154,8 +154,8 @@ class Run:
     """One simulator's run: per connection its size, FCT (NaN when unfinished) and whether a
     retransmission timer expired (on the SYN or on data); the bottleneck's arrivals and drops."""
 
-    def __init__(self, size, fct, timed_out, arrivals, drops, seconds):
-        self.size, self.fct, self.timed_out = size, fct, timed_out
+    def __init__(self, size, fct, timed_out, retransmits, arrivals, drops, seconds):
+        self.size, self.fct, self.timed_out, self.retransmits = size, fct, timed_out, retransmits
         self.arrivals, self.drops, self.seconds = arrivals, drops, seconds
 
 
@@ -173,6 +173,7 @@ def run_aqmlab(seed: int, sack: bool) -> tuple[Run, np.ndarray]:
         c["bytes"].to_numpy(dtype=float),
         fct,
         c["timeouts"].to_numpy() > 0,
+        c["retransmits"].to_numpy(dtype=float),
         bottleneck.arrivals,
         bottleneck.dropped_pkts,
         elapsed,
@@ -212,10 +213,14 @@ def run_ns3(seed: int, s: dict, extra: list[str]) -> Run:
     rows = np.array(doc["connections"], dtype=float)
     fct = np.where(rows[:, 2] < 0, np.nan, rows[:, 2])
     timed_out = (rows[:, 3] > 1) | (rows[:, 4] > 0)
-    return Run(rows[:, 0], fct, timed_out, doc["bottleneck"]["arrivals"], doc["bottleneck"]["drops"], elapsed)
+    return Run(
+        rows[:, 0], fct, timed_out, rows[:, 5], doc["bottleneck"]["arrivals"], doc["bottleneck"]["drops"], elapsed
+    )
 
 
-def statistics(size: np.ndarray, slowdown: np.ndarray, timed_out: np.ndarray) -> dict[str, dict[str, float]]:
+def statistics(
+    size: np.ndarray, slowdown: np.ndarray, timed_out: np.ndarray, retransmits: np.ndarray
+) -> dict[str, dict[str, float]]:
     table = {}
     for low, high, label in BUCKETS:
         inside = (size >= low) & (size < high)
@@ -224,6 +229,7 @@ def statistics(size: np.ndarray, slowdown: np.ndarray, timed_out: np.ndarray) ->
             "flows": int(inside.sum()),
             "unfinished": int((inside & np.isnan(slowdown)).sum()),
             "timed_out": float(timed_out[inside].mean()) if inside.any() else math.nan,
+            "retransmits": float(retransmits[inside].mean()) if inside.any() else math.nan,
         }
         if done.size:
             row |= {
@@ -275,7 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     for who, rs in runs.items():
         size = np.concatenate([r.size for r in rs])
         slowdown = np.concatenate([r.fct for r in rs]) / ideal_fct(size, s)
-        tables[who] = statistics(size, slowdown, np.concatenate([r.timed_out for r in rs]))
+        tables[who] = statistics(
+            size, slowdown, np.concatenate([r.timed_out for r in rs]), np.concatenate([r.retransmits for r in rs])
+        )
     times = {who: sum(r.seconds for r in rs) for who, rs in runs.items()}
     loss = {who: sum(r.drops for r in rs) / sum(r.arrivals for r in rs) for who, rs in runs.items()}
     print(
@@ -289,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
         a, n = tables["aqmlab"][label], tables["ns-3"][label]
         print(
             f"{label:>11} flows {a['flows']:>8} {n['flows']:>8}   unfinished {a['unfinished']} / {n['unfinished']}; "
-            f"flows with a timeout (SYN or data) {a['timed_out']:.1%} / {n['timed_out']:.1%}"
+            f"flows with a timeout (SYN or data) {a['timed_out']:.1%} / {n['timed_out']:.1%}; "
+            f"segments resent per flow {a['retransmits']:.2f} / {n['retransmits']:.2f}"
         )
         for stat in STATISTICS:
             if stat not in a or stat not in n:

@@ -15,7 +15,8 @@
 // too), an ACK per segment, a send buffer of --sndBuf bytes (more than the largest window here).
 //
 // Prints one JSON line: for every connection, its size, start and completion time (-1 when it
-// did not finish by --duration), the SYNs it sent and its retransmission timeouts on data; and the
+// did not finish by --duration), the SYNs it sent, its retransmission timeouts on data and its
+// data segments sent again; and the
 // bottleneck queue's arrivals and drops (r1 -> r2).
 
 #include "ns3/applications-module.h"
@@ -39,6 +40,8 @@ struct Connection
     double fct = -1;
     uint32_t syns = 1;     // SYNs sent: the first leaves before Watch connects, its resends are seen
     uint32_t timeouts = 0; // entries into CA_LOSS (retransmission timer expiries on data)
+    uint32_t retransmits = 0; // data segments sent again (below the highest sequence sent)
+    uint32_t highest = 0;     // end of the highest data sent so far
 };
 
 static std::vector<Connection> g_connections;
@@ -55,11 +58,21 @@ OnAck(size_t index, SequenceNumber32 /* old */, SequenceNumber32 acked)
 }
 
 static void
-OnTx(size_t index, Ptr<const Packet>, const TcpHeader& header, Ptr<const TcpSocketBase>)
+OnTx(size_t index, Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase>)
 {
+    Connection& c = g_connections[index];
     if (header.GetFlags() & TcpHeader::SYN)
     {
-        ++g_connections[index].syns;
+        ++c.syns;
+    }
+    else if (packet->GetSize() > 0)
+    {
+        const uint32_t end = header.GetSequenceNumber().GetValue() + packet->GetSize();
+        if (end <= c.highest)
+        {
+            ++c.retransmits;
+        }
+        c.highest = std::max(c.highest, end);
     }
 }
 
@@ -252,7 +265,7 @@ main(int argc, char* argv[])
     {
         const Connection& c = g_connections[k];
         out << (k ? ", " : "") << "[" << c.bytes << ", " << c.start << ", " << c.fct << ", " << c.syns << ", "
-            << c.timeouts << "]";
+            << c.timeouts << ", " << c.retransmits << "]";
     }
     const QueueDisc::Stats& stats = bottleneckQueue->GetStats();
     out << "], \"bottleneck\": {\"arrivals\": " << stats.nTotalReceivedPackets
