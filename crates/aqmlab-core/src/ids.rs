@@ -1,8 +1,9 @@
-//! Typed identities: a link direction ([`LinkId`]) and an agent ([`AgentId`]), each a
-//! `#[repr(transparent)]` wrapper of the `u32` index it always was, so that one cannot be passed
-//! where the other (or a time, [`crate::units::SimTime`]) is meant, at no cost: same size, same
-//! layout, same code. The event queue and the link model speak them; the rest of the core still
-//! passes `u32` indices and wraps them where it meets those two.
+//! Typed identities: a link direction ([`LinkId`]), a packet's flow ([`FlowId`]) and an agent
+//! ([`AgentId`]), each a `#[repr(transparent)]` wrapper of the `u32` index it always was, so that
+//! one cannot be passed where another (or a time, [`crate::units::SimTime`]) is meant, at no
+//! cost: same size, same layout, same code. The event queue, the link model and the event loop
+//! speak them; the rest of the core still passes `u32` indices and wraps them where it meets
+//! these.
 
 /// A link direction: its index in the scenario's `links` (the two directions of a duplex link
 /// are `2k` and `2k + 1`).
@@ -18,6 +19,12 @@ impl LinkId {
     }
 }
 
+/// The flow a packet belongs to (`Packet::flow`): a scenario flow, `0..n_flows`, or from
+/// `n_flows` on a workload's connection, which counts for its workload (see `sim`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowId(pub u32);
+
 /// An agent, one end of a flow or of a workload's connection: the sender of flow id `f` is
 /// agent `2f`, its receiver `2f + 1`.
 #[repr(transparent)]
@@ -27,20 +34,20 @@ pub struct AgentId(pub u32);
 impl AgentId {
     /// The sender of flow id `flow`.
     #[inline]
-    pub const fn sender(flow: u32) -> AgentId {
-        AgentId(2 * flow)
+    pub const fn sender(flow: FlowId) -> AgentId {
+        AgentId(2 * flow.0)
     }
 
     /// The receiver of flow id `flow`.
     #[inline]
-    pub const fn receiver(flow: u32) -> AgentId {
-        AgentId(2 * flow + 1)
+    pub const fn receiver(flow: FlowId) -> AgentId {
+        AgentId(2 * flow.0 + 1)
     }
 
     /// The flow id whose end it is.
     #[inline]
-    pub const fn flow(self) -> u32 {
-        self.0 / 2
+    pub const fn flow(self) -> FlowId {
+        FlowId(self.0 / 2)
     }
 
     /// Whether it sends the flow's data (else it receives it and sends the ACKs).
@@ -71,15 +78,16 @@ mod tests {
         assert_eq!(std::mem::size_of::<SimDuration>(), 8);
         assert_eq!(std::mem::size_of::<LinkId>(), 4);
         assert_eq!(std::mem::size_of::<AgentId>(), 4);
+        assert_eq!(std::mem::size_of::<FlowId>(), 4);
         // The record the event queue moves did not grow.
         assert_eq!(std::mem::size_of::<Event>(), EVENT_SIZE);
     }
 
     #[test]
     fn agents_pair_up_by_flow() {
-        assert_eq!(AgentId::sender(7), AgentId(14));
-        assert_eq!(AgentId::receiver(7).flow(), 7);
-        assert!(AgentId::sender(3).is_sender() && !AgentId::receiver(3).is_sender());
+        assert_eq!(AgentId::sender(FlowId(7)), AgentId(14));
+        assert_eq!(AgentId::receiver(FlowId(7)).flow(), FlowId(7));
+        assert!(AgentId::sender(FlowId(3)).is_sender() && !AgentId::receiver(FlowId(3)).is_sender());
         assert_eq!(SimTime(5) + SimDuration(3), SimTime(8));
         assert_eq!(SimTime(8) - SimTime(5), SimDuration(3));
     }

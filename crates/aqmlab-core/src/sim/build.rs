@@ -3,7 +3,7 @@
 
 use super::{FlowRt, LinkRt, Simulation};
 use crate::agent::{FlowIds, Outbox};
-use crate::ids::AgentId;
+use crate::ids::{AgentId, FlowId};
 use crate::link::{LinkModel, Processing};
 use crate::packet::PacketArena;
 use crate::qdisc::LinkInfo;
@@ -86,7 +86,7 @@ impl Simulation {
             let (sender, receiver) = f.params.build(ids, when, rng, &weights);
             agents.push(sender);
             agents.push(receiver);
-            sched.at(SimTime(when.start), Event::Start { agent: AgentId::sender(i as u32) });
+            sched.at(SimTime(when.start), Event::Start { agent: AgentId::sender(FlowId(i as u32)) });
         }
         debug_assert!(
             hops_by_flow(sc).map(|(_, _, link)| link).eq(paths.iter().copied()),

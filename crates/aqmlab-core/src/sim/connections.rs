@@ -6,7 +6,7 @@ use crate::agent::FlowIds;
 use crate::app::sink::Sink;
 use crate::app::workload::Hop;
 use crate::app::AnyAgent;
-use crate::ids::AgentId;
+use crate::ids::{AgentId, FlowId};
 use crate::stats::fct::FctRecord;
 
 /// A connection of a workload, while it lasts.
@@ -28,20 +28,25 @@ pub(super) struct Connection {
 }
 
 impl Simulation {
-    /// The scenario flow that a packet's flow id counts for (see `n_flows`).
+    /// The connection slot a flow id names, if it is a connection's (see `n_flows`).
     #[inline]
-    pub(super) fn owner_of(&self, flow: u32) -> usize {
-        if flow < self.n_flows {
-            flow as usize
-        } else {
-            self.conns[(flow - self.n_flows) as usize].owner as usize
+    pub(super) fn slot_of(&self, flow: FlowId) -> Option<u32> {
+        flow.0.checked_sub(self.n_flows)
+    }
+
+    /// The scenario flow (its index) that a packet's flow id counts for.
+    #[inline]
+    pub(super) fn owner_of(&self, flow: FlowId) -> usize {
+        match self.slot_of(flow) {
+            None => flow.0 as usize,
+            Some(slot) => self.conns[slot as usize].owner as usize,
         }
     }
 
     /// The connection a packet's flow id names, if it is one.
     #[inline]
-    pub(super) fn conn_mut(&mut self, flow: u32) -> Option<&mut Connection> {
-        flow.checked_sub(self.n_flows).map(|c| &mut self.conns[c as usize])
+    pub(super) fn conn_mut(&mut self, flow: FlowId) -> Option<&mut Connection> {
+        self.slot_of(flow).map(|c| &mut self.conns[c as usize])
     }
 
     /// The records of every connection opened so far (the workloads' flow completion times).
@@ -57,7 +62,7 @@ impl Simulation {
     /// The epoch of the slot an agent is in: 0 for a flow's, the connection's for a workload's.
     #[inline]
     pub(super) fn epoch_of(&self, agent: AgentId) -> u32 {
-        match agent.flow().checked_sub(self.n_flows) {
+        match self.slot_of(agent.flow()) {
             Some(c) => self.conns[c as usize].epoch,
             None => 0,
         }
@@ -83,8 +88,8 @@ impl Simulation {
                 self.conns.len() as u32 - 1
             }
         };
-        let flow_id = self.n_flows + slot;
-        let ids = FlowIds { flow: flow_id, src: pair.src, dst: pair.dst };
+        let flow_id = FlowId(self.n_flows + slot);
+        let ids = FlowIds { flow: flow_id.0, src: pair.src, dst: pair.dst };
         let hops = |links: &[u32]| -> Vec<Hop> {
             links
                 .iter()
@@ -122,8 +127,8 @@ impl Simulation {
 
     /// Free the slot of connection `flow_id` once it is over and none of its packets is left
     /// (later timer events of its agents are stale by the epoch).
-    pub(super) fn settle(&mut self, flow_id: u32) {
-        let slot = flow_id - self.n_flows;
+    pub(super) fn settle(&mut self, flow_id: FlowId) {
+        let slot = flow_id.0 - self.n_flows;
         let c = &self.conns[slot as usize];
         if c.done && c.alive == 0 {
             self.agents[AgentId::sender(flow_id).index()] = AnyAgent::Sink(Sink);

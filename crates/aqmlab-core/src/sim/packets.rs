@@ -5,7 +5,7 @@
 //! delivered (`arrive`).
 
 use super::{LinkRt, SimError, Simulation};
-use crate::ids::{AgentId, LinkId};
+use crate::ids::{AgentId, FlowId, LinkId};
 use crate::invariants;
 use crate::packet::{flags, PacketId, PacketKind};
 use crate::packet_trace::PacketEvent;
@@ -17,9 +17,9 @@ use crate::units::SimTime;
 impl Simulation {
     pub(super) fn trace(&mut self, now: u64, link: LinkId, event: PacketEvent, id: PacketId) {
         if self.tracer.is_some() {
-            let packet_flow = self.pkts[id].flow;
+            let packet_flow = FlowId(self.pkts[id].flow);
             let flow = self.owner_of(packet_flow);
-            let connection = packet_flow.checked_sub(self.n_flows).map(|c| {
+            let connection = self.slot_of(packet_flow).map(|c| {
                 let row = self.conns[c as usize].row;
                 (row, self.fct[row as usize].bytes)
             });
@@ -66,7 +66,7 @@ impl Simulation {
             }
         }
         let completed = out.completed;
-        if flow_id < self.n_flows && completed && f.completed_at.is_none() {
+        if flow_id.0 < self.n_flows && completed && f.completed_at.is_none() {
             f.completed_at = Some(now);
         }
         for t in out.timers.drain(..) {
@@ -107,7 +107,7 @@ impl Simulation {
             r.timeouts += timeouts;
             if completed && is_sender && r.finish.is_none() {
                 r.finish = Some(now);
-                self.conns[(flow_id - self.n_flows) as usize].done = true;
+                self.conns[(flow_id.0 - self.n_flows) as usize].done = true;
             }
             self.settle(flow_id);
         }
@@ -116,7 +116,8 @@ impl Simulation {
         packets.clear();
         self.out.packets = packets;
         for req in &requests {
-            self.open_connection(now, flow_id, *req)?;
+            // A workload asks: its flow id is its scenario flow's index.
+            self.open_connection(now, flow_id.0, *req)?;
         }
         let mut requests = requests;
         requests.clear();
@@ -190,9 +191,9 @@ impl Simulation {
         let p = self.pkts[id];
         self.hops.mark(p.at as usize);
         self.links[link_id.index()].counts.mark(reason);
-        let flow = self.owner_of(p.flow);
+        let flow = self.owner_of(FlowId(p.flow));
         self.flows[flow].counts.mark(reason);
-        if let Some(c) = self.conn_mut(p.flow) {
+        if let Some(c) = self.conn_mut(FlowId(p.flow)) {
             let row = c.row as usize;
             self.fct[row].marks += u32::from(p.is_data());
         }
@@ -234,14 +235,15 @@ impl Simulation {
         let p = self.pkts[id];
         self.hops.drop(p.at as usize, place == DropPlace::Queued);
         self.links[link_id.index()].counts.drop(p.size, reason, place);
-        let flow = self.owner_of(p.flow);
+        let flow_id = FlowId(p.flow);
+        let flow = self.owner_of(flow_id);
         self.flows[flow].counts.drop(p.kind, p.size, reason);
         self.pkts.free(id);
-        if let Some(c) = self.conn_mut(p.flow) {
+        if let Some(c) = self.conn_mut(flow_id) {
             c.alive -= 1;
             let row = c.row as usize;
             self.fct[row].drops += u32::from(p.is_data());
-            self.settle(p.flow);
+            self.settle(flow_id);
         }
     }
 
@@ -328,14 +330,15 @@ impl Simulation {
         }
         let p = *p;
         self.pkts.free(id);
-        let flow = self.owner_of(p.flow);
+        let flow_id = FlowId(p.flow);
+        let flow = self.owner_of(flow_id);
         self.flows[flow].counts.deliver(p.kind, p.size, now - p.sent_at, p.qdelay);
-        let agent = if p.kind == PacketKind::Data { AgentId::receiver(p.flow) } else { AgentId::sender(p.flow) };
-        if let Some(c) = self.conn_mut(p.flow) {
+        let agent = if p.kind == PacketKind::Data { AgentId::receiver(flow_id) } else { AgentId::sender(flow_id) };
+        if let Some(c) = self.conn_mut(flow_id) {
             c.alive -= 1;
             if c.done {
                 // Over: a late duplicate or ACK has nothing to tell its agents.
-                self.settle(p.flow);
+                self.settle(flow_id);
                 return Ok(());
             }
         }

@@ -1,7 +1,7 @@
 //! The read-only view of a simulation that `results` and `invariants` read ([`crate::view::SimView`]).
 
 use super::Simulation;
-use crate::ids::AgentId;
+use crate::ids::{AgentId, FlowId};
 use crate::packet::{PacketArena, PacketId};
 use crate::qdisc::QueueDisc;
 use crate::scenario::Scenario;
@@ -18,7 +18,7 @@ impl SimView for Simulation {
         &self.sc
     }
     fn owner(&self, flow: u32) -> usize {
-        self.owner_of(flow)
+        self.owner_of(FlowId(flow))
     }
     fn connections(&self) -> &[FctRecord] {
         &self.fct
@@ -96,7 +96,7 @@ impl SimView for Simulation {
         self.flows[flow].completed_at
     }
     fn sender_gauges(&self, flow: usize, out: &mut Vec<(&'static str, f64)>) {
-        self.agents[AgentId::sender(flow as u32).index()].inner().gauges(out)
+        self.agents[AgentId::sender(FlowId(flow as u32)).index()].inner().gauges(out)
     }
     fn hops(&self) -> &HopCounters {
         &self.hops
