@@ -34,6 +34,28 @@ class _Parser(argparse.ArgumentParser):
                 message += f" (did you mean '{close[0]}'?)"
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse makes a formatter for every argument added, and its default width comes from
+        # shutil.get_terminal_size: importing shutil (with bz2, lzma, zlib) was a tenth of
+        # `aqmlab run`'s start-up. The same width, from os alone.
+        if self.formatter_class is not argparse.HelpFormatter:
+            return super()._get_formatter()
+        return argparse.HelpFormatter(prog=self.prog, width=_help_width())
+
+
+def _help_width() -> int:
+    """What shutil.get_terminal_size gives argparse: $COLUMNS, else the terminal's, else 80; less 2."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return (columns or 80) - 2
+
 
 def build_parser() -> argparse.ArgumentParser:
     from aqmlab import __version__
