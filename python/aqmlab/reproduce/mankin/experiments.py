@@ -1,0 +1,133 @@
+"""Mankin 1990's three experiments (one, two and three bottlenecks), each also at the two physical
+ends of the gateways' processing time: none (-exact) and up to one SLIP packet time (-jitter)."""
+
+from __future__ import annotations
+
+from aqmlab.reproduce.mankin.common import PROCESSING_JITTER_MS, MankinExperiment
+from aqmlab.reproduce.mankin.explanations import NOTES
+
+
+class Exp1(MankinExperiment):
+    id = "mankin-1990-exp1"
+    processing_jitter_ms = PROCESSING_JITTER_MS
+    exp = "I"
+    bottlenecks = 1
+    title = "single bottleneck (four gateways): Random Drop Congestion Recovery on and off"
+    source = "Tables 1-5, Exp. I"
+    scenario = "mankin-1990/exp1.toml"
+    slip_links = ("gw1", "gw2", "gw3")
+    gw_links = {"GW1": "gw1", "GW3": "gw3", "GW4": "gw4->lr_dst"}
+    sr_gateways = ("GW1",)
+    notes = NOTES
+
+
+class Exp2(MankinExperiment):
+    id = "mankin-1990-exp2"
+    processing_jitter_ms = PROCESSING_JITTER_MS
+    exp = "II"
+    bottlenecks = 2
+    title = "two bottlenecks (four gateways): Random Drop Congestion Recovery on and off"
+    source = "Tables 1-5, Exp. II"
+    scenario = "mankin-1990/exp2.toml"
+    slip_links = ("gw1", "gw2", "gw3")
+    gw_links = {"GW1": "gw1", "GW3": "gw3", "GW4": "gw4->lr_dst"}
+    sr_gateways = ("GW1", "GW3")
+    notes = NOTES
+
+
+class Exp3(MankinExperiment):
+    id = "mankin-1990-exp3"
+    processing_jitter_ms = PROCESSING_JITTER_MS
+    exp = "III"
+    bottlenecks = 3
+    title = "three bottlenecks (six gateways): Random Drop Congestion Recovery on and off"
+    source = "Tables 1-5, Exp. III"
+    scenario = "mankin-1990/exp3.toml"
+    slip_links = ("gw1", "gw2", "gw3", "gw4", "gw5")
+    gw_links = {"GW1": "gw1", "GW3": "gw3", "GW4": "gw4"}
+    sr_gateways = ("GW1", "GW3", "GW4")
+    notes = NOTES
+
+
+# ---------------------------------------------------------------------------------------------
+# The processing-time model: the same experiments with every gateway's forwarding time random.
+
+#: One packet time of a SLIP line: 554 bytes at 1920 bytes/s (10 bits per byte at 19.2 kbit/s).
+SLIP_PACKET_TIME_MS = 554 / 1920 * 1000
+
+EXACT_NOTES = """**No processing time** (`processing_jitter` left out). The reproduction proper gives each
+gateway the forwarding time of a MicroVAX II, drawn uniformly from [0, 2 ms] per packet; this
+experiment gives it none, the lower end of what is physically possible, where every phase effect
+is at full strength. The rows and their tolerances are those of the reproduction proper.
+
+"""
+
+JITTER_NOTES = """**The processing-time model** (`link.gwK.processing_jitter`). The testbed's gateways were
+MicroVAX II machines moving SLIP characters by interrupt while serving a second SLIP line and the
+LAN; how long each took to forward a packet, and how much that varied, the paper does not say.
+The reproduction proper gives each gateway a processing time drawn uniformly from [0, 2 ms] per
+packet (a MicroVAX II forwarding an IP packet), the `-exact` experiment none at all, the lower end
+of what is physically possible. This experiment takes the other end: each
+gateway holds each packet it forwards into a SLIP line for a time drawn uniformly from
+[0, 289 ms], one packet time of that line (554 B at 1920 B/s); a processing time longer than
+the line's packet time would make the gateway, not the line, the bottleneck, which the paper's
+full lines exclude. Both ends were chosen from this argument before either was run. Any jitter
+of a packet time or more makes a packet's arrival phase against the queue's departures uniform,
+so this condition has no phase effects at all; the exact one has them at full strength. The
+rows and their tolerances are those of the reproduction proper.
+
+"""
+
+
+class JitterExperiment(MankinExperiment):
+    """A Mankin experiment with a processing time of up to one SLIP packet time at every gateway."""
+
+    processing_jitter_ms = SLIP_PACKET_TIME_MS
+
+
+class ExactExperiment(MankinExperiment):
+    """A Mankin experiment with no processing time at all."""
+
+    processing_jitter_ms = 0.0
+
+
+class Exp1Jitter(JitterExperiment, Exp1):
+    id = "mankin-1990-exp1-jitter"
+    variant_of = "mankin-1990-exp1"
+    title = Exp1.title + ", gateways with random processing times"
+    notes = JITTER_NOTES + NOTES
+
+
+class Exp2Jitter(JitterExperiment, Exp2):
+    id = "mankin-1990-exp2-jitter"
+    variant_of = "mankin-1990-exp2"
+    title = Exp2.title + ", gateways with random processing times"
+    notes = JITTER_NOTES + NOTES
+
+
+class Exp1Exact(ExactExperiment, Exp1):
+    id = "mankin-1990-exp1-exact"
+    variant_of = "mankin-1990-exp1"
+    title = Exp1.title + ", gateways without processing time"
+    notes = EXACT_NOTES + NOTES
+
+
+class Exp2Exact(ExactExperiment, Exp2):
+    id = "mankin-1990-exp2-exact"
+    variant_of = "mankin-1990-exp2"
+    title = Exp2.title + ", gateways without processing time"
+    notes = EXACT_NOTES + NOTES
+
+
+class Exp3Exact(ExactExperiment, Exp3):
+    id = "mankin-1990-exp3-exact"
+    variant_of = "mankin-1990-exp3"
+    title = Exp3.title + ", gateways without processing time"
+    notes = EXACT_NOTES + NOTES
+
+
+class Exp3Jitter(JitterExperiment, Exp3):
+    id = "mankin-1990-exp3-jitter"
+    variant_of = "mankin-1990-exp3"
+    title = Exp3.title + ", gateways with random processing times"
+    notes = JITTER_NOTES + NOTES
