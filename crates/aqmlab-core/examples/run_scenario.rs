@@ -4,7 +4,9 @@
 //!     cargo run --release -p aqmlab-core --example run_scenario -- FILE [KEY=VALUE ...]
 //!
 //! Prints events, simulated packets (transmissions over a link), the event loop's wall time, ns
-//! per packet, and the time taken to build the results afterwards.
+//! per packet, and the time taken to build the results afterwards; on Linux also the resident
+//! memory after each phase (now and peak, from /proc/self/status), to see where a large run's
+//! memory goes.
 
 use aqmlab_core::{Scenario, Simulation};
 
@@ -33,18 +35,23 @@ fn main() {
         std::process::exit(2);
     });
     let parse_wall = t_parse.elapsed().as_secs_f64();
+    memory("parsed");
     let t_build = std::time::Instant::now();
-    let mut sim = Simulation::new(&sc, None);
+    // Shared, as the Python binding does (no copy of the scenario).
+    let mut sim = Simulation::shared(std::sync::Arc::new(sc), None);
     let build_wall = t_build.elapsed().as_secs_f64();
+    memory("built");
     if let Err(e) = sim.run() {
         eprintln!("error: {e}");
         std::process::exit(1);
     }
+    memory("ran");
     let wall = sim.loop_wall().as_secs_f64();
     let packets: u64 = sim.transmissions();
     let t1 = std::time::Instant::now();
     let results = sim.results();
     let results_wall = t1.elapsed().as_secs_f64();
+    memory("results");
     println!(
         "events {} packets {} wall {:.3} s  {:.1} ns/packet  {:.1} M events/s  (parse {:.3} s, build {:.3} s, results {:.3} s, {} links)",
         sim.events(),
@@ -57,4 +64,17 @@ fn main() {
         results_wall,
         results.links.len()
     );
+}
+
+/// Resident memory now and at its peak (VmRSS, VmHWM), MB, after `phase`; nothing off Linux.
+fn memory(phase: &str) {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return };
+    let mb = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map_or(0, |kb| kb / 1024)
+    };
+    eprintln!("{phase:>8}: resident {} MB, peak {} MB", mb("VmRSS:"), mb("VmHWM:"));
 }

@@ -14,7 +14,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::Once;
+use std::sync::{Arc, Once};
 use std::time::Instant;
 
 use aqmlab_core::columns::Column;
@@ -35,7 +35,8 @@ create_exception!(
 /// A validated, expanded scenario.
 #[pyclass(module = "aqmlab._core", name = "Scenario", frozen)]
 struct PyScenario {
-    inner: Scenario,
+    /// Shared with the runs made of it (a large scenario is not copied per run).
+    inner: Arc<Scenario>,
 }
 
 #[pymethods]
@@ -187,7 +188,7 @@ fn parse_scenario(
     overrides: Vec<(String, String)>,
 ) -> PyResult<PyScenario> {
     match guarded(py, &path, || Scenario::parse(&text, &path, &overrides))? {
-        Ok(inner) => Ok(PyScenario { inner }),
+        Ok(inner) => Ok(PyScenario { inner: Arc::new(inner) }),
         Err(e) => Err(ScenarioError::new_err(e.to_string())),
     }
 }
@@ -294,7 +295,7 @@ fn run(
     // A run the system cannot hold is refused here: a failed allocation midway would abort Python.
     aqmlab_core::scenario::budget::probe_memory(sc)
         .map_err(|e| SimulationError::new_err(format!("{}: {e}", sc.path)))?;
-    let mut sim = guarded(py, &sc.path, || Simulation::new(sc, seed))?;
+    let mut sim = guarded(py, &sc.path, || Simulation::shared(Arc::clone(sc), seed))?;
     if let Some(dir) = &traces_dir {
         sim.trace_packets_to(dir).map_err(|e| {
             pyo3::exceptions::PyOSError::new_err(format!("cannot write packet traces into {}: {e}", dir.display()))

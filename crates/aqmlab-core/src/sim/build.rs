@@ -1,6 +1,8 @@
 //! Building a run: the links' and flows' run-time records, the agents, the flattened paths,
 //! the first events.
 
+use std::sync::Arc;
+
 use super::{FlowRt, LinkRt, Simulation};
 use crate::agent::{FlowIds, Outbox};
 use crate::ids::{AgentId, FlowId};
@@ -18,8 +20,15 @@ use crate::units::SimTime;
 use crate::view::hops_by_flow;
 
 impl Simulation {
-    /// Build a run of `sc` with master seed `seed` (the scenario's own when `None`).
+    /// Build a run of `sc` with master seed `seed` (the scenario's own when `None`); the run
+    /// keeps a copy of the scenario ([`Simulation::shared`] shares one instead).
     pub fn new(sc: &Scenario, seed: Option<u64>) -> Simulation {
+        Simulation::shared(Arc::new(sc.clone()), seed)
+    }
+
+    /// Build a run of `sc`, as [`Simulation::new`], sharing the scenario rather than copying it.
+    pub fn shared(scenario: Arc<Scenario>, seed: Option<u64>) -> Simulation {
+        let sc: &Scenario = &scenario;
         let seed = seed.unwrap_or(sc.seed);
         let mean_packet_size = if sc.flows.is_empty() {
             1000
@@ -99,7 +108,7 @@ impl Simulation {
             sched.at(SimTime(sc.warmup_ns.min(interval)), Event::Sample);
         }
         Simulation {
-            sc: sc.clone(),
+            sc: Arc::clone(&scenario),
             seed,
             sched,
             pkts: PacketArena::new(),

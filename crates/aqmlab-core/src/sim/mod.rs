@@ -24,6 +24,8 @@
 //! the workloads' connections. What the line does to a packet (transmission time, loss,
 //! propagation delay, routers' processing) is the link model's, [`crate::link`].
 
+use std::sync::Arc;
+
 use crate::agent::Outbox;
 use crate::app::AnyAgent;
 use crate::invariants;
@@ -108,7 +110,8 @@ struct Snapshot {
 
 /// One run of a scenario.
 pub struct Simulation {
-    sc: Scenario,
+    /// Shared, not copied: the scenario of 100,000 flows is over 100 MB, and the caller keeps it.
+    sc: Arc<Scenario>,
     seed: u64,
     sched: Scheduler,
     pkts: PacketArena,
