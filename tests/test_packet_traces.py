@@ -359,6 +359,24 @@ def test_the_packet_log_accounts_for_every_arrival(traced):
     assert log.qlen_pkts.max() <= 60
 
 
+def test_the_packet_log_names_each_connection_of_a_workload(tmp_path):
+    # Every link logged and a short buffer: each connection's drops in the log, found by its
+    # `connection` (its row in results.connections), are that row's drops.
+    text = (
+        WORKLOAD.replace("limit = 5000", "limit = 8")
+        .replace("load = 0.3", "load = 0.9")
+        .replace('pcap = ["bottleneck", "r2->r1"]', 'packets = ["*"]')
+    )
+    results = aqmlab.run(aqmlab.loads(text, "workload.toml"), traces_dir=tmp_path)
+    drops = results.connections["drops"].to_numpy()
+    log = duckdb.connect().sql(f"SELECT * FROM '{tmp_path / 'packets.parquet'}'").df()
+    assert log.connection.notna().all(), "the workload is the run's only flow"
+    assert set(log.connection.astype(int)) == set(range(len(drops)))
+    logged = log[(log.event == "drop") & (log.kind == "data")].groupby("connection").size()
+    assert drops.sum() > 10
+    assert {int(row): int(n) for row, n in logged.items()} == {row: int(n) for row, n in enumerate(drops) if n}
+
+
 def test_the_packet_log_filters_by_flow_and_time(tmp_path):
     text = SCENARIO.replace(
         'packets = ["bottleneck"]', 'packets = ["b*"]\npackets_flows = ["tcp*"]\npackets_from = "2s"\npackets_to = "3s"'

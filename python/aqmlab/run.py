@@ -69,13 +69,14 @@ def _packet_log_to_parquet(directory: Path) -> None:
     target = directory / "packets.parquet"
     partial = directory / "packets.parquet.partial"
     columns = (
-        "{'time_ns': 'UBIGINT', 'link': 'VARCHAR', 'event': 'VARCHAR', 'flow': 'VARCHAR', 'kind': 'VARCHAR', "
+        "{'time_ns': 'UBIGINT', 'link': 'VARCHAR', 'event': 'VARCHAR', 'flow': 'VARCHAR', 'connection': 'UBIGINT', "
+        "'kind': 'VARCHAR', "
         "'seq': 'UBIGINT', 'size': 'UINTEGER', 'reason': 'VARCHAR', 'qlen_pkts': 'UINTEGER'}"
     )
     quoted = str(partial).replace("'", "''")
     with duckdb.connect() as connection:
         connection.execute(
-            f"COPY (SELECT time_ns / 1e9 AS t_s, link, event, flow, kind, seq, size, NULLIF(reason, '') AS reason, "
+            f"COPY (SELECT time_ns / 1e9 AS t_s, link, event, flow, connection, kind, seq, size, NULLIF(reason, '') AS reason, "
             f"qlen_pkts FROM read_csv(?, header = true, columns = {columns})) TO '{quoted}' (FORMAT parquet)",
             [str(csv)],
         )

@@ -270,7 +270,7 @@ impl PacketTracer {
             }
             let path = dir.join("packets.csv");
             let mut w = BufWriter::new(File::create(&path)?);
-            writeln!(w, "time_ns,link,event,flow,kind,seq,size,reason,qlen_pkts")?;
+            writeln!(w, "time_ns,link,event,flow,connection,kind,seq,size,reason,qlen_pkts")?;
             files.push(path);
             Some(w)
         };
@@ -354,13 +354,12 @@ impl PacketTracer {
                 };
                 let kind = if p.kind == PacketKind::Data { "data" } else { "ack" };
                 let seq = if p.kind == PacketKind::Data { p.seq } else { p.ack };
-                writeln!(
-                    w,
-                    "{now},{},{name},{},{kind},{seq},{},{reason},{qlen}",
-                    csv_field(&self.link_names[l]),
-                    csv_field(&self.flow_names[flow]),
-                    p.size
-                )?;
+                write!(w, "{now},{},{name},{},", csv_field(&self.link_names[l]), csv_field(&self.flow_names[flow]))?;
+                // A workload's connection: its row in the connections table; empty for other flows.
+                if let Some((row, _)) = connection {
+                    write!(w, "{row}")?;
+                }
+                writeln!(w, ",{kind},{seq},{},{reason},{qlen}", p.size)?;
             }
         }
         Ok(())
