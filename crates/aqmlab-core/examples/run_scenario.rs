@@ -49,16 +49,17 @@ fn main() {
     let wall = sim.loop_wall().as_secs_f64();
     let packets: u64 = sim.transmissions();
     let t1 = std::time::Instant::now();
-    let results = sim.results();
+    let events = sim.events();
+    let results = sim.into_results();
     let results_wall = t1.elapsed().as_secs_f64();
     memory("results");
     println!(
         "events {} packets {} wall {:.3} s  {:.1} ns/packet  {:.1} M events/s  (parse {:.3} s, build {:.3} s, results {:.3} s, {} links)",
-        sim.events(),
+        events,
         packets,
         wall,
         wall * 1e9 / packets.max(1) as f64,
-        sim.events() as f64 / wall * 1e-6,
+        events as f64 / wall * 1e-6,
         parse_wall,
         build_wall,
         results_wall,

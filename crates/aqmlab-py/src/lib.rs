@@ -317,7 +317,7 @@ fn run(
     }
     sim.finish_traces()
         .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot write packet traces: {e}")))?;
-    let inner = guarded(py, &sc.path, || sim.results())?;
+    let inner = guarded(py, &sc.path, || sim.into_results())?;
     Ok(PyRunResults { inner })
 }
 
