@@ -27,14 +27,17 @@ connections are counted on each side and left out of the percentiles on both.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import math
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from pathlib import Path
 
+import duckdb
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -49,6 +52,8 @@ BUCKETS = [
     (1_000_000, math.inf, ">= 1MB"),
 ]
 TOLERANCE = 0.20
+SEGMENT = 1460  # payload bytes of a full segment, on both sides
+ACK_AND_SYN_BYTES = 40  # aqmlab's SYN on the wire: what tells it apart in the packet log
 STATISTICS = ("p50", "p95", "p99", "mean")
 
 sys.path.insert(0, str(HERE))
@@ -154,17 +159,35 @@ class Run:
     """One simulator's run: per connection its size, FCT (NaN when unfinished) and whether a
     retransmission timer expired (on the SYN or on data); the bottleneck's arrivals and drops."""
 
-    def __init__(self, size, fct, timed_out, retransmits, arrivals, drops, seconds):
+    def __init__(self, size, fct, timed_out, retransmits, arrivals, drops, seconds, lost=None):
         self.size, self.fct, self.timed_out, self.retransmits = size, fct, timed_out, retransmits
+        # Per connection, its packets dropped at the bottleneck: -1 the SYN, else the segment's
+        # index from 0 (with --causes only).
+        self.lost: list[list[int]] | None = lost
         self.arrivals, self.drops, self.seconds = arrivals, drops, seconds
 
 
-def run_aqmlab(seed: int, sack: bool) -> tuple[Run, np.ndarray]:
-    """The run, and aqmlab's own ideal FCT of each connection."""
+def run_aqmlab(seed: int, sack: bool, causes: bool = False) -> tuple[Run, np.ndarray]:
+    """The run, and aqmlab's own ideal FCT of each connection; with ``causes``, each connection's
+    drops at the bottleneck from the packet log."""
     import aqmlab
 
+    overrides = {"flow.web.sack": sack}
+    lost = None
     t0 = time.perf_counter()
-    results = aqmlab.run(SCENARIO, seed=seed, overrides={"flow.web.sack": sack})
+    if causes:
+        text = SCENARIO.read_text() + '\n[trace]\npackets = ["bottleneck"]\npackets_limit = "8000MB"\n'
+        with tempfile.TemporaryDirectory() as folder:
+            results = aqmlab.run(aqmlab.loads(text, SCENARIO.name, overrides), seed=seed, traces_dir=folder)
+            log = duckdb.connect().execute(
+                "SELECT connection, seq, size FROM read_parquet(?) WHERE event = 'drop' AND kind = 'data'",
+                [str(Path(folder) / "packets.parquet")],
+            )
+            lost = [[] for _ in range(len(results.connections))]
+            for connection, seq, size in log.fetchall():
+                lost[connection].append(-1 if size == ACK_AND_SYN_BYTES else seq // SEGMENT)
+    else:
+        results = aqmlab.run(SCENARIO, seed=seed, overrides=overrides)
     elapsed = time.perf_counter() - t0
     c = results.connections
     fct = c["fct_s"].to_numpy(dtype=float, na_value=np.nan)
@@ -177,6 +200,7 @@ def run_aqmlab(seed: int, sack: bool) -> tuple[Run, np.ndarray]:
         bottleneck.arrivals,
         bottleneck.dropped_pkts,
         elapsed,
+        lost,
     )
     return run, c["ideal_fct_s"].to_numpy(dtype=float)
 
@@ -210,12 +234,44 @@ def run_ns3(seed: int, s: dict, extra: list[str]) -> Run:
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     elapsed = time.perf_counter() - t0
     doc = json.loads(out.splitlines()[-1])
-    rows = np.array(doc["connections"], dtype=float)
+    rows = np.array([row[:6] for row in doc["connections"]], dtype=float)  # the 7th: the drops, a list
     fct = np.where(rows[:, 2] < 0, np.nan, rows[:, 2])
     timed_out = (rows[:, 3] > 1) | (rows[:, 4] > 0)
+    lost = [[int(d) for d in row[6]] for row in doc["connections"]]
     return Run(
-        rows[:, 0], fct, timed_out, rows[:, 5], doc["bottleneck"]["arrivals"], doc["bottleneck"]["drops"], elapsed
+        rows[:, 0], fct, timed_out, rows[:, 5], doc["bottleneck"]["arrivals"], doc["bottleneck"]["drops"], elapsed, lost
     )
+
+
+def timeout_cause(size: float, lost: list[int]) -> str:
+    """Why a connection that timed out had to: what it lost at the bottleneck, in the order of
+    what RFC 6675 without a rescue retransmission (both sides) cannot repair otherwise."""
+    data = [d for d in lost if d >= 0]
+    if not data:
+        return "SYN lost" if lost else "no loss at the bottleneck"
+    if len(data) != len(set(data)):
+        return "a retransmission lost"
+    if math.ceil(size / SEGMENT) - 1 in data:
+        return "last segment lost"
+    return "other"
+
+
+def print_causes(runs: dict[str, list[Run]]) -> None:
+    print("timeouts by cause (flows that timed out, by what they lost at the bottleneck); packets lost per flow")
+    for low, high, label in BUCKETS:
+        for who, rs in runs.items():
+            causes: collections.Counter[str] = collections.Counter()
+            flows = lost = 0
+            for r in rs:
+                assert r.lost is not None
+                for size, timed_out, dropped in zip(r.size, r.timed_out, r.lost, strict=True):
+                    if low <= size < high:
+                        flows += 1
+                        lost += len(dropped)
+                        if timed_out:
+                            causes[timeout_cause(size, dropped)] += 1
+            listed = ", ".join(f"{cause} {n}" for cause, n in causes.most_common())
+            print(f"{label:>11} {who:>6}: {flows} flows, {lost / max(flows, 1):.2f} lost per flow; {listed}")
 
 
 def statistics(
@@ -258,6 +314,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="ARG",
         help="an argument for the ns-3 program, e.g. --ns3-arg=--ns3::TcpSocketBase::LimitedTransmit=false",
     )
+    parser.add_argument(
+        "--causes",
+        action="store_true",
+        help="also classify each timeout by what the connection lost at the bottleneck (aqmlab logs its packets)",
+    )
     args = parser.parse_args(argv)
     if not NS3_PROGRAM.exists():
         print(f"workload_compare: {NS3_PROGRAM} is missing: run benches/peers/setup-ns3.sh", file=sys.stderr)
@@ -268,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[str, list[Run]] = {"aqmlab": [], "ns-3": []}
     worst_ideal = 0.0
     for seed in range(1, args.seeds + 1):
-        run, reported_ideal = run_aqmlab(seed, s["sack"])
+        run, reported_ideal = run_aqmlab(seed, s["sack"], args.causes)
         ideal = ideal_fct(run.size, s)
         worst_ideal = max(worst_ideal, float(np.max(np.abs(ideal - reported_ideal) / reported_ideal)))
         runs["aqmlab"].append(run)
@@ -308,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
             agreed += ok
             judged += 1
             print(f"{'':>11} {stat:>5} {a[stat]:>8.2f} {n[stat]:>8.2f} {ratio:>6.2f}  {'agree' if ok else 'DIFFER'}")
+    if args.causes:
+        print_causes(runs)
     print(f"bottleneck drop rate: aqmlab {loss['aqmlab']:.2%}, ns-3 {loss['ns-3']:.2%}")
     print(
         f"{agreed} of {judged} statistics agree; run time over all seeds: aqmlab {times['aqmlab']:.1f} s, "

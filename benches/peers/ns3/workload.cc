@@ -16,7 +16,8 @@
 //
 // Prints one JSON line: for every connection, its size, start and completion time (-1 when it
 // did not finish by --duration), the SYNs it sent, its retransmission timeouts on data and its
-// data segments sent again; and the
+// data segments sent again and its packets dropped at the bottleneck (-1 the SYN, else the
+// segment's index from 0); and the
 // bottleneck queue's arrivals and drops (r1 -> r2).
 
 #include "ns3/applications-module.h"
@@ -29,6 +30,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 using namespace ns3;
@@ -42,6 +44,7 @@ struct Connection
     uint32_t timeouts = 0; // entries into CA_LOSS (retransmission timer expiries on data)
     uint32_t retransmits = 0; // data segments sent again (below the highest sequence sent)
     uint32_t highest = 0;     // end of the highest data sent so far
+    std::vector<int64_t> drops; // at the bottleneck: -1 for the SYN, else the segment's index
 };
 
 static std::vector<Connection> g_connections;
@@ -85,11 +88,36 @@ OnCongState(size_t index, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCon
     }
 }
 
+// A connection by its source port (ns-3 hands ephemeral ports out in turn, none reused here).
+static std::unordered_map<uint16_t, size_t> g_byPort;
+
+static void
+OnBottleneckDrop(Ptr<const QueueDiscItem> item)
+{
+    TcpHeader header;
+    if (item->GetPacket()->PeekHeader(header) == 0)
+    {
+        return;
+    }
+    const auto found = g_byPort.find(header.GetSourcePort());
+    if (found == g_byPort.end())
+    {
+        return; // an ACK from the sink: not a connection's data
+    }
+    Connection& c = g_connections[found->second];
+    // The SYN takes sequence number 0: data byte k (from 0) has sequence number k + 1.
+    const bool syn = header.GetFlags() & TcpHeader::SYN;
+    c.drops.push_back(syn ? int64_t{-1} : int64_t{(header.GetSequenceNumber().GetValue() - 1) / 1460});
+}
+
 // Called 1 ns after the application starts (its socket exists from then on).
 static void
 Watch(Ptr<BulkSendApplication> app, size_t index)
 {
     Ptr<Socket> socket = app->GetSocket();
+    Address local;
+    socket->GetSockName(local);
+    g_byPort[InetSocketAddress::ConvertFrom(local).GetPort()] = index;
     socket->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnAck, index));
     socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, index));
     socket->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, index));
@@ -211,6 +239,7 @@ main(int argc, char* argv[])
     TrafficControlHelper fifo;
     fifo.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)));
     Ptr<QueueDisc> bottleneckQueue = fifo.Install(r1r2).Get(0);
+    bottleneckQueue->TraceConnectWithoutContext("Drop", MakeCallback(&OnBottleneckDrop));
 
     Ipv4AddressHelper addr("10.0.0.0", "255.255.255.252");
     addr.Assign(hr1);
@@ -265,7 +294,12 @@ main(int argc, char* argv[])
     {
         const Connection& c = g_connections[k];
         out << (k ? ", " : "") << "[" << c.bytes << ", " << c.start << ", " << c.fct << ", " << c.syns << ", "
-            << c.timeouts << ", " << c.retransmits << "]";
+            << c.timeouts << ", " << c.retransmits << ", [";
+        for (size_t d = 0; d < c.drops.size(); ++d)
+        {
+            out << (d ? ", " : "") << c.drops[d];
+        }
+        out << "]]";
     }
     const QueueDisc::Stats& stats = bottleneckQueue->GetStats();
     out << "], \"bottleneck\": {\"arrivals\": " << stats.nTotalReceivedPackets
