@@ -208,27 +208,31 @@ impl Builder<'_> {
                 ));
             }
             for (lname, own_name) in [(&fwd_name, name.is_some()), (&rev_name, false)] {
-                let field = format!("link[{label}].{}", if own_name { "name" } else { "between" });
-                let what = if own_name {
-                    shown_quoted(lname)
-                } else {
-                    format!("the direction {} (named after its nodes)", shown_quoted(lname))
+                // Written out only for a message (200,000 times for nothing at 100,000 flows).
+                let field = || format!("link[{label}].{}", if own_name { "name" } else { "between" });
+                let what = || {
+                    if own_name {
+                        shown_quoted(lname)
+                    } else {
+                        format!("the direction {} (named after its nodes)", shown_quoted(lname))
+                    }
                 };
                 if let Some(problem) = name_problem(lname) {
-                    return Err(self.src.error(&at, &field, format!("{what} {problem}")));
+                    return Err(self.src.error(&at, &field(), format!("{} {problem}", what())));
                 }
                 match self.link_names.get(&lname.to_lowercase()) {
                     Some(other) if other == lname => {
                         let two = if own_name { "links" } else { "link directions" };
-                        return Err(self.src.error(&at, &field, format!("{what} names two {two}")));
+                        return Err(self.src.error(&at, &field(), format!("{} names two {two}", what())));
                     }
                     Some(other) => {
                         return Err(self.src.error(
                             &at,
-                            &field,
+                            &field(),
                             format!(
-                                "{what} and the link direction {} differ only in case (names become store \
+                                "{} and the link direction {} differ only in case (names become store \
                                  columns, which ignore case)",
+                                what(),
                                 shown_quoted(other)
                             ),
                         ))

@@ -58,11 +58,14 @@ impl Simulation {
                 }
             })
             .collect();
-        let mut paths = Vec::new();
-        let mut flows = Vec::new();
-        let mut agents = Vec::new();
+        // At their final sizes (grown by doubling, the agents of 100,000 flows took 117 MB for 90).
+        let hops_total: usize =
+            sc.flows.iter().flat_map(|f| f.path_pairs()).map(|(fwd, rev)| fwd.len() + rev.len()).sum();
+        let mut paths = Vec::with_capacity(hops_total);
+        let mut flows = Vec::with_capacity(sc.flows.len());
+        let mut agents = Vec::with_capacity(2 * sc.flows.len());
         let mut sched = Scheduler::new();
-        let mut last_hop = Vec::new();
+        let mut last_hop = Vec::with_capacity(hops_total);
         let mut pair_paths = Vec::with_capacity(sc.flows.len());
         for (i, f) in sc.flows.iter().enumerate() {
             let mut offsets = Vec::new();
