@@ -332,8 +332,15 @@ impl Simulation {
     /// 100,000 flows) is freed before they are built, so the run's state at its largest and
     /// the results are not held together.
     pub fn into_results(mut self) -> Results {
-        self.agents = Vec::new();
+        self.free_agents();
         self.results()
+    }
+
+    /// End the run's agents, freeing them: the results do not read them, and no event can be
+    /// handled after this (what [`Simulation::into_results`] does first, for a caller that
+    /// wants the memory back before the results are built).
+    pub fn free_agents(&mut self) {
+        self.agents = Vec::new();
     }
 
     /// Results of the run so far (normally called once finished).
