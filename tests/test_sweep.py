@@ -228,13 +228,13 @@ def test_a_clusters_tasks_grow_to_a_quarter_second_of_short_runs(monkeypatch):
     from aqmlab.sweep import executors
 
     dask = object.__new__(executors._Dask)
-    dask._runs, dask._run_s = 0, 0.0
+    dask._finished = times = executors._RunTimes()
     assert dask._batch() == 1  # nothing timed yet
-    dask._runs, dask._run_s = 10, 0.1  # 10 ms a run
+    times.runs, times.seconds = 10, 0.1  # 10 ms a run
     assert dask._batch() == math.ceil(executors.TASK_S / 0.01)
-    dask._runs, dask._run_s = 4, 8.0  # 2 s a run
+    times.runs, times.seconds = 4, 8.0  # 2 s a run
     assert dask._batch() == 1
-    dask._runs, dask._run_s = 1000, 1e-3
+    times.runs, times.seconds = 1000, 1e-3
     assert dask._batch() == executors.MAX_BATCH
     assert [o.seed for o in executors.execute_runs(())] == []
 

@@ -65,6 +65,25 @@ TASK_S = 0.25
 MAX_BATCH = 32
 
 
+class _RunTimes:
+    """The wall time of the runs finished so far: how many runs make TASK_S of work."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.seconds = 0.0
+
+    def add(self, outcomes: Sequence[RunOutcome]) -> None:
+        self.runs += len(outcomes)
+        self.seconds += sum(outcome.wall_s for outcome in outcomes)
+
+    def runs_per_task(self, least: int) -> int:
+        """Runs that last about TASK_S, from ``least`` to MAX_BATCH; ``least`` before any run."""
+        if not self.runs:
+            return least
+        per_task = math.ceil(TASK_S / max(self.seconds / self.runs, 1e-6))
+        return min(max(per_task, least), MAX_BATCH)
+
+
 # The scenarios this process expanded lately, with their hashes: the seeds of one point come in
 # a row, and expanding and hashing a small scenario costs a tenth of its run (a Scenario is
 # immutable: a run copies what it changes).
@@ -198,26 +217,22 @@ class _ProcessPool:
         def wait_first(pending):
             return wait(pending, return_when=FIRST_COMPLETED)
 
-        finished = [0, 0.0]  # runs, their summed wall seconds
+        finished = _RunTimes()
 
         def result(future) -> list[RunOutcome]:
             self._pending.discard(future)
             try:
-                outcome = future.result()
+                outcomes = [future.result()]
             except BrokenProcessPool:
                 raise SweepAborted(broken) from None
-            finished[0] += 1
-            finished[1] += outcome.wall_s
-            return [outcome]
+            finished.add(outcomes)
+            return outcomes
 
         def window() -> int:
             # About TASK_S of work queued per worker: short runs then finish in numbers while the
             # previous ones are stored, and each transaction stores many (2 a worker before, and
             # the parent spent most of its time storing four runs at a time).
-            if not finished[0]:
-                return 2 * self.workers
-            per_worker = math.ceil(TASK_S / max(finished[1] / finished[0], 1e-6))
-            return self.workers * min(max(per_worker, 2), MAX_BATCH)
+            return self.workers * finished.runs_per_task(least=2)
 
         return _windowed(submit, wait_first, result, tasks, window)
 
@@ -285,8 +300,7 @@ class _Dask:
             scheduler = getattr(target, "scheduler", None)
             self.description = f"Dask cluster at {scheduler and scheduler.address}"
         self._pending: set = set()
-        self._run_s = 0.0  # wall time of the runs finished so far, and their count
-        self._runs = 0
+        self._finished = _RunTimes()
         self._threads = 0
         self._threads_at = 0.0
         try:
@@ -352,8 +366,7 @@ class _Dask:
                 raise SweepAborted(f"the Dask cluster failed: {type(error).__name__}: {error}") from None
             finally:
                 future.release()
-            self._run_s += sum(outcome.wall_s for outcome in outcomes)
-            self._runs += len(outcomes)
+            self._finished.add(outcomes)
             return outcomes
 
         return _windowed(submit, wait_first, result, tasks, self._window, self._batch)
@@ -361,10 +374,7 @@ class _Dask:
     def _batch(self) -> int:
         """Runs per task: enough that a task lasts about TASK_S once runs have been timed (a
         scheduler's cost per task is milliseconds, as much as a short run), one until then."""
-        if not self._runs:
-            return 1
-        mean = self._run_s / self._runs
-        return max(1, min(MAX_BATCH, math.ceil(TASK_S / max(mean, 1e-6))))
+        return self._finished.runs_per_task(least=1)
 
     def close(self, abort: bool = False) -> None:
         if self._pending:

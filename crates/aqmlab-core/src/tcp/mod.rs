@@ -126,6 +126,16 @@ pub struct Defaults {
     pub max_window: u32,
 }
 
+/// Refuse `key = true` for a control without a fast recovery of its own (what SACK replaces and
+/// limited transmit feeds), naming the controls that have one.
+fn only_with_fast_recovery(f: &Fields, key: &str, info: &cc::CcInfo, why: &str) -> Result<()> {
+    if info.sack {
+        return Ok(());
+    }
+    let allowed: Vec<&str> = cc::REGISTRY.iter().filter(|c| c.sack).map(|c| c.name).collect();
+    Err(f.error(key, format!("cc '{}' {why}; {key} = true is allowed with: {}", info.name, allowed.join(", "))))
+}
+
 impl Common {
     /// Read the keys every TCP flow kind shares, and its congestion control's own.
     pub fn read(f: &mut Fields, d: &Defaults) -> Result<Self> {
@@ -203,16 +213,8 @@ impl Common {
             "selective acknowledgements: the receiver reports up to 3 SACK blocks (RFC 2018) and the sender \
              repairs losses by RFC 6675's scoreboard, several per round trip (reno, newreno, cubic, dctcp)",
         )?;
-        if sack && !info.sack {
-            let allowed: Vec<&str> = cc::REGISTRY.iter().filter(|c| c.sack).map(|c| c.name).collect();
-            return Err(f.error(
-                "sack",
-                format!(
-                    "cc '{}' has no fast recovery for SACK to replace; sack = true is allowed with: {}",
-                    info.name,
-                    allowed.join(", ")
-                ),
-            ));
+        if sack {
+            only_with_fast_recovery(f, "sack", info, "has no fast recovery for SACK to replace")?;
         }
         let limited_transmit: bool = f.or(
             "limited_transmit",
@@ -221,16 +223,8 @@ impl Common {
              ACKs, beyond the window, so that a small window still gets the duplicate ACKs of a fast retransmit \
              (reno, newreno, cubic, dctcp)",
         )?;
-        if limited_transmit && !info.sack {
-            let allowed: Vec<&str> = cc::REGISTRY.iter().filter(|c| c.sack).map(|c| c.name).collect();
-            return Err(f.error(
-                "limited_transmit",
-                format!(
-                    "cc '{}' has no fast retransmit of its own to feed; limited_transmit = true is allowed with: {}",
-                    info.name,
-                    allowed.join(", ")
-                ),
-            ));
+        if limited_transmit {
+            only_with_fast_recovery(f, "limited_transmit", info, "has no fast retransmit of its own to feed")?;
         }
         let handshake: bool = f.or(
             "handshake",
