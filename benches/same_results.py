@@ -9,7 +9,9 @@ results JSON, minus the fields that measure wall-clock time, is written with sor
 runs of the same code give the same bytes. `compare` prints each scenario whose bytes differ and
 the first differing path, and exits 1 if any does. A change that adds a key to the results
 compares with `--added KEY` (repeatable): the key is taken out of the new results, wherever it
-occurs, before the comparison, so the rest must still be byte-identical.
+occurs, before the comparison, so the rest must still be byte-identical. A change that only
+changes a count of the engine's own work (`events`, `peak_pending_events`) compares with
+`--ignore KEY`: the key is left out of both sides.
 """
 
 from __future__ import annotations
@@ -92,6 +94,9 @@ def main() -> int:
     parser.add_argument(
         "--added", action="append", default=[], metavar="KEY", help="a key new since the snapshot: left out (compare)"
     )
+    parser.add_argument(
+        "--ignore", action="append", default=[], metavar="KEY", help="a key left out of both sides (compare)"
+    )
     args = parser.parse_args()
     if args.mode == "snapshot":
         args.dir.mkdir(parents=True, exist_ok=True)
@@ -127,6 +132,10 @@ def main() -> int:
                 checked -= 1
                 continue
             before = before_file.read_text()
+            if args.ignore:
+                ignored = frozenset(args.ignore)
+                before = json.dumps(without_keys(json.loads(before), ignored), sort_keys=True, indent=1)
+                text = json.dumps(without_keys(json.loads(text), ignored), sort_keys=True, indent=1)
             if before == text:
                 print(f"{rel} seed {seed or 'own'}: same ({took:.1f} s)", flush=True)
             else:

@@ -383,6 +383,10 @@ impl QueueDisc for Choke {
     fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("avg", self.core.avg()));
     }
+
+    fn may_drop_in_service(&self) -> bool {
+        self.p.variant == Variant::Front
+    }
 }
 
 /// Entries of per-flow (or per-bucket) tables this discipline keeps on one link direction

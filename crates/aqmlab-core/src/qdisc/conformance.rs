@@ -142,6 +142,10 @@ impl<Q: QueueDisc> Line<Q> {
         for (vid, why) in victims {
             let tag = self.pkts[vid].seq;
             if self.wire.map(|(w, _)| w) == Some(vid) {
+                assert!(
+                    self.q.may_drop_in_service(),
+                    "dropped the packet in transmission but says it never does (may_drop_in_service)"
+                );
                 assert_eq!(self.offered[tag as usize].1, Fate::OnWire);
                 self.wire = None;
                 self.offered[tag as usize].1 = Fate::Evicted(why);
@@ -720,6 +724,9 @@ pub mod fuzz {
         }
         fn ready_at(&self) -> Option<u64> {
             self.0.inner().ready_at()
+        }
+        fn may_drop_in_service(&self) -> bool {
+            self.0.inner().may_drop_in_service()
         }
     }
 

@@ -223,6 +223,12 @@ pub trait QueueDisc {
     fn ready_at(&self) -> Option<u64> {
         None
     }
+    /// Whether an arrival may name the packet in transmission (`cx.in_service`) as a victim,
+    /// aborting its transmission. Those that never do let the event loop schedule a packet's
+    /// arrival at the far end as its transmission starts (one event instead of two).
+    fn may_drop_in_service(&self) -> bool {
+        false
+    }
 }
 
 /// A discipline's entry in the catalogue; each discipline file defines one as `INFO`.
@@ -342,6 +348,9 @@ macro_rules! disciplines {
             #[inline]
             fn ready_at(&self) -> Option<u64> {
                 match self { $( AnyQdisc::$ivariant(q) => q.ready_at(), )* $( AnyQdisc::$bvariant(q) => q.ready_at(), )* }
+            }
+            fn may_drop_in_service(&self) -> bool {
+                self.inner().may_drop_in_service()
             }
             #[inline]
             fn limit(&self) -> Limit {

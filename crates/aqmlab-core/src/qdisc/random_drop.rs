@@ -160,6 +160,10 @@ impl QueueDisc for RandomDrop {
     fn limit(&self) -> Limit {
         self.p.limit
     }
+
+    fn may_drop_in_service(&self) -> bool {
+        self.p.in_service_candidate
+    }
 }
 
 /// Entries of per-flow (or per-bucket) tables this discipline keeps on one link direction

@@ -150,6 +150,10 @@ impl QueueDisc for Tbf {
         self.ready.filter(|_| self.held.is_some())
     }
 
+    fn may_drop_in_service(&self) -> bool {
+        self.inner.may_drop_in_service()
+    }
+
     fn len(&self) -> usize {
         self.inner.len() + usize::from(self.held.is_some())
     }

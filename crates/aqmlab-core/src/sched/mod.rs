@@ -1,5 +1,11 @@
-//! The event queue, ordered by (time, insertion sequence), so events at the same nanosecond run
-//! in the order they were scheduled and every run is deterministic.
+//! The event queue, ordered by (time, sequence number), so events at the same nanosecond run
+//! in the order they were numbered and every run is deterministic. Events are numbered as they
+//! are scheduled; a transmission's end is numbered when the transmission starts
+//! ([`Scheduler::reserve`]), as the packet's arrival at the far end is scheduled (the order of
+//! ns-3's point-to-point channel, which schedules both then), but put in the queue only when
+//! something needs it ([`Scheduler::at_reserved`]). It then runs exactly where its number
+//! places it, and the event loop finishes the transmissions nothing needed as if their ends had
+//! run ([`Scheduler::would_have_run`]).
 //!
 //! It is a radix heap ([`radix_heap`]): the simulator never schedules before its clock, and for
 //! such monotone keys a radix heap takes O(1) per push and amortised few sequential moves per
@@ -42,6 +48,8 @@ pub struct Scheduler {
     heap: RadixHeap<Event>,
     next_seq: u64,
     now: SimTime,
+    /// Sequence number of the event taken last: with `now`, where the run stands.
+    now_seq: u64,
     /// The most events ever pending at once (a measure of the queue's memory).
     peak: usize,
 }
@@ -64,6 +72,31 @@ impl Scheduler {
         self.heap.push(time.ns(), self.next_seq, event);
         self.next_seq += 1;
         self.peak = self.peak.max(self.heap.len());
+    }
+
+    /// The sequence number of a transmission's end, taken as the transmission starts: its place
+    /// among the events of its nanosecond, whenever it is scheduled ([`Scheduler::at_reserved`]),
+    /// if at all.
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+
+    /// Schedule `event` at `time` (never before the clock) with the number `seq` taken from
+    /// [`Scheduler::reserve`]: it runs among the events at `time` in the place of that number.
+    #[inline]
+    pub fn at_reserved(&mut self, time: SimTime, seq: u64, event: Event) {
+        debug_assert!(time >= self.now, "event scheduled in the past: {time:?} < {:?}", self.now);
+        self.heap.push_numbered_earlier(time.ns(), seq, event);
+        self.peak = self.peak.max(self.heap.len());
+    }
+
+    /// Whether an event at `time` numbered `seq` comes before the event being handled (taken
+    /// last): had it been in the queue, it would have run already.
+    #[inline]
+    pub fn would_have_run(&self, time: SimTime, seq: u64) -> bool {
+        (time, seq) < (self.now, self.now_seq)
     }
 
     /// The most events ever pending at once.
@@ -89,6 +122,7 @@ impl Scheduler {
         let time = SimTime(e.time);
         debug_assert!(time >= self.now, "time went back");
         self.now = time;
+        self.now_seq = e.seq;
         Some((time, e.item))
     }
 
@@ -125,6 +159,34 @@ mod tests {
                 (SimTime(5), Event::Start { agent: AgentId(2) }),
                 (SimTime(5), Event::Start { agent: AgentId(1) }),
                 (SimTime(5), Event::Sample)
+            ]
+        );
+    }
+
+    #[test]
+    fn reserved_numbers_keep_their_place_whenever_their_events_are_queued() {
+        let mut s = Scheduler::new();
+        let link = LinkId;
+        let first = s.reserve();
+        s.at(SimTime(5), Event::Start { agent: AgentId(1) });
+        let second = s.reserve();
+        s.at(SimTime(4), Event::Sample);
+        s.at(SimTime(5), Event::Start { agent: AgentId(2) });
+        // Queued late and out of order: each still takes the place of its number.
+        s.at_reserved(SimTime(5), second, Event::TxDone { link: link(2), gen: 0 });
+        assert_eq!(s.pop(), Some((SimTime(4), Event::Sample)));
+        assert!(s.would_have_run(SimTime(3), first) && !s.would_have_run(SimTime(5), first));
+        s.at_reserved(SimTime(5), first, Event::TxDone { link: link(1), gen: 0 });
+        assert_eq!(s.pop(), Some((SimTime(5), Event::TxDone { link: link(1), gen: 0 })));
+        assert_eq!(s.pop(), Some((SimTime(5), Event::Start { agent: AgentId(1) })));
+        // Handling that start: the end numbered before it would have run, the one after not.
+        assert!(s.would_have_run(SimTime(5), first) && !s.would_have_run(SimTime(5), second));
+        let rest: Vec<_> = std::iter::from_fn(|| s.pop()).collect();
+        assert_eq!(
+            rest,
+            vec![
+                (SimTime(5), Event::TxDone { link: link(2), gen: 0 }),
+                (SimTime(5), Event::Start { agent: AgentId(2) }),
             ]
         );
     }

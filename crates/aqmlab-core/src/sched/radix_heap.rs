@@ -80,6 +80,22 @@ impl<T: Copy> RadixHeap<T> {
         self.len += 1;
     }
 
+    /// Add an entry whose `seq` was taken earlier than those of entries already pushed (a
+    /// transmission's end, numbered when the transmission started but queued only once a packet
+    /// waits for the line). `time` must not be before `last`. In bucket 0 it is put in its place
+    /// by `seq`; the other buckets are sorted when they are moved down.
+    pub fn push_numbered_earlier(&mut self, time: u64, seq: u64, item: T) {
+        debug_assert!(time >= self.last, "a renumbered push before the clock");
+        let b = bucket(time, self.last);
+        if b == 0 {
+            let at = self.head + self.buckets[0][self.head..].partition_point(|e| e.seq < seq);
+            self.buckets[0].insert(at, Keyed { time, seq, item });
+            self.len += 1;
+        } else {
+            self.push(time, seq, item);
+        }
+    }
+
     /// Time of the earliest entry; files entries so that `pop` finds it at once.
     #[inline]
     pub fn peek_time(&mut self) -> Option<u64> {
@@ -193,6 +209,10 @@ mod tests {
             let mut radix = RadixHeap::default();
             let mut reference = BinaryHeap::new();
             let (mut now, mut seq) = (0u64, 0u64);
+            // Numbers handed out twice would make the order ambiguous: a reserved number is one
+            // that no push has used (odd numbers here; ordinary pushes take even ones).
+            let mut reserved_used = std::collections::HashSet::new();
+            let mut peeked = false;
             let spread = [1u64, 10, 1_000, 1 << 20, 1 << 40][seed as usize % 5];
             for _ in 0..20_000 {
                 let r = rng.uniform();
@@ -200,20 +220,32 @@ mod tests {
                     let dt = if rng.uniform() < 0.2 { 0 } else { (rng.uniform() * spread as f64) as u64 };
                     radix.push(now + dt, seq, seq as u32);
                     reference.push(Reverse((now + dt, seq)));
-                    seq += 1;
-                } else if r < 0.57 {
+                    seq += 2;
+                } else if r < 0.60 && seq > 0 && !peeked {
+                    // A push numbered earlier (a reserved number), never before the clock (in
+                    // the simulator it comes while an event runs: after a pop, not a peek).
+                    let reserved = (rng.uniform() * (seq / 2) as f64) as u64 * 2 + 1;
+                    if !reserved_used.insert(reserved) {
+                        continue;
+                    }
+                    let dt = if rng.uniform() < 0.5 { 0 } else { (rng.uniform() * spread as f64) as u64 };
+                    radix.push_numbered_earlier(now + dt, reserved, reserved as u32);
+                    reference.push(Reverse((now + dt, reserved)));
+                } else if r < 0.62 {
                     // peek files entries (`last` may move past `now`), then an earlier push.
                     assert_eq!(radix.peek_time(), reference.peek().map(|r| r.0 .0));
+                    peeked = true;
                     assert_eq!(radix.min_time(), reference.peek().map(|r| r.0 .0));
                     radix.push(now, seq, seq as u32);
                     reference.push(Reverse((now, seq)));
-                    seq += 1;
+                    seq += 2;
                 } else {
                     assert_eq!(radix.min_time(), reference.peek().map(|r| r.0 .0));
                     let Reverse((t, s)) = reference.pop().unwrap();
                     let e = radix.pop().unwrap();
                     assert_eq!((e.time, e.seq, e.item), (t, s, s as u32), "seed {seed}");
                     now = t;
+                    peeked = false;
                 }
                 assert_eq!(radix.len(), reference.len());
             }

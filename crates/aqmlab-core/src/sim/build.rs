@@ -8,7 +8,7 @@ use crate::agent::{FlowIds, Outbox};
 use crate::ids::{AgentId, FlowId};
 use crate::link::{LinkModel, Processing};
 use crate::packet::PacketArena;
-use crate::qdisc::LinkInfo;
+use crate::qdisc::{LinkInfo, QueueDisc};
 use crate::results::SeriesRecorder;
 use crate::rng::SimRng;
 use crate::scenario::Scenario;
@@ -36,19 +36,27 @@ impl Simulation {
             (sc.flows.iter().map(|f| f.params.mean_packet_size()).sum::<f64>() / sc.flows.len() as f64).round().max(1.0)
                 as u32
         };
+        let has_processing = sc.links.iter().any(|l| l.processing_jitter_ns > 0);
         let links = sc
             .links
             .iter()
             .enumerate()
             .map(|(li, l)| {
                 let info = LinkInfo { rate_bps: l.rate_bps, n_flows: sc.flows.len(), mean_packet_size };
+                let queue = l.queue.build(&info);
+                let direct_capable = l.loss == 0.0 && !has_processing && !queue.may_drop_in_service();
                 LinkRt {
                     line: LinkModel::new(l.rate_bps, l.delay_ns, l.loss, l.capacity.clone()),
-                    q: l.queue.build(&info),
+                    q: queue,
                     rng: SimRng::stream(seed, &format!("link:{}", l.name)),
                     tx: None,
                     tx_start: 0,
                     tx_gen: 0,
+                    tx_direct: false,
+                    tx_end_queued: false,
+                    direct_capable,
+                    tx_end: 0,
+                    tx_seq: 0,
                     // The queue-length integrals start at the warmup.
                     last_change: sc.warmup_ns,
                     counts: LinkCounters::default(),

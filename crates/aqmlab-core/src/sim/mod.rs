@@ -6,6 +6,15 @@
 //! reaches the far node one propagation delay later, where it either joins the next queue or,
 //! at its destination, is handed to the agent there.
 //!
+//! Events per packet: on a link whose transmissions may go direct (no loss on the wire, no
+//! routers' processing, a discipline that never aborts a transmission), the far end's arrival
+//! is scheduled as the transmission starts, and its end (TxDone) is queued only when a packet
+//! waits for the line. Otherwise nothing needs that end at its time: whatever next looks at the
+//! link (an arrival into its queue, the packet's own arrival, a wake-up, a trace sample, the
+//! window's start, the results) first finishes the transmission at the time it ended, as the
+//! event would have (`finish_tx_if_over`); what the discipline does at that end (a dequeue
+//! from an empty queue starts RED's idle clock) sees the same state and time.
+//!
 //! Definitions kept by the statistics (over the window `[warmup, duration)`):
 //! - queueing delay: from arrival at a link's queue to the start of its transmission;
 //! - queue length: packets waiting, not counting the one being transmitted (time average);
@@ -28,6 +37,7 @@ use std::sync::Arc;
 
 use crate::agent::Outbox;
 use crate::app::AnyAgent;
+use crate::ids::LinkId;
 use crate::invariants;
 use crate::link::{LinkModel, Processing};
 use crate::packet::{PacketArena, PacketId};
@@ -73,9 +83,20 @@ struct LinkRt {
     tx: Option<PacketId>,
     /// Generation of the current transmission; an abort bumps it so its TxDone is ignored.
     tx_gen: u32,
+    /// The current transmission's arrival at the far end was scheduled as it started (a direct
+    /// transmission, see `start_tx`); and whether its end (TxDone) is in the event queue.
+    tx_direct: bool,
+    tx_end_queued: bool,
+    /// Whether this link's transmissions may go direct: no loss on the wire, no routers'
+    /// processing in the run, a discipline that never aborts a transmission.
+    direct_capable: bool,
     /// When the queue-length integrals were last brought up to date.
     last_change: u64,
     tx_start: u64,
+    /// When the current transmission ends, and the sequence number its TxDone takes among the
+    /// events of that nanosecond (reserved as it starts: [`Scheduler::reserve`]).
+    tx_end: u64,
+    tx_seq: u64,
     /// What the line does to a packet the queue released: its transmission time, loss and
     /// propagation delay ([`crate::link`]).
     line: LinkModel,
@@ -263,6 +284,8 @@ impl Simulation {
                 }
             }
             if t.ns() >= self.measure_from && self.window.waiting() {
+                // Transmissions that ended before the first event of the window count before it.
+                self.finish_txs_before(t.ns());
                 self.start_window();
             }
             // Between events, where the invariants are defined (an event in hand is in neither
@@ -282,7 +305,7 @@ impl Simulation {
                         self.tx_done(now, link)
                     }
                 }
-                Event::Arrive { pkt, .. } => self.arrive(now, pkt)?,
+                Event::Arrive { link, pkt } => self.arrive(now, link, pkt)?,
                 Event::Timer { agent, kind, gen, epoch } => {
                     if self.epoch_of(agent) == epoch {
                         self.agents[agent.index()].inner_mut().on_timer(now, kind, gen, &mut self.out);
@@ -294,6 +317,7 @@ impl Simulation {
                     self.flush_outbox(now, agent)?;
                 }
                 Event::Wake { link } => {
+                    self.finish_tx_if_over(link);
                     let l = &mut self.links[link.index()];
                     if l.wake_at == Some(now) {
                         l.wake_at = None;
@@ -303,6 +327,10 @@ impl Simulation {
                     }
                 }
                 Event::Sample => {
+                    // The traced links' disciplines are read as they stand.
+                    for i in 0..self.sc.trace.links.len() {
+                        self.finish_tx_if_over(LinkId(self.sc.trace.links[i]));
+                    }
                     self.sample(now);
                     if let Some(iv) = self.sc.trace.interval {
                         self.sched.at(at + SimDuration(iv), Event::Sample);
@@ -346,7 +374,14 @@ impl Simulation {
     /// Results of the run so far (normally called once finished).
     pub fn results(&mut self) -> Results {
         let end = self.sched.now().ns().max(self.end.min(self.sched.next_time().map_or(self.end, SimTime::ns)));
-        let end = if self.finished() { self.end } else { end };
+        let end = if self.finished() {
+            // Every event before the end ran: so did the end of every transmission before it.
+            self.finish_txs_before(self.end);
+            self.end
+        } else {
+            self.finish_txs_that_would_have_run();
+            end
+        };
         for l in &mut self.links {
             Self::touch(l, end, self.measure_from, self.end);
             if l.tx.is_some() {
@@ -372,7 +407,8 @@ impl Simulation {
     }
 
     /// The `max_packets` guard tripped: say where the packets are.
-    fn too_many_packets(&self, now: u64) -> SimError {
+    fn too_many_packets(&mut self, now: u64) -> SimError {
+        self.finish_txs_that_would_have_run();
         let link = invariants::fullest_link(self)
             .map(|(l, q, w)| {
                 format!(

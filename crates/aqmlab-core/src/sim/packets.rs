@@ -127,6 +127,7 @@ impl Simulation {
 
     /// Packet `id` joins the queue of `link_id`, the hop of its path it is at (`Packet::at`).
     pub(super) fn enqueue(&mut self, now: u64, link_id: LinkId, id: PacketId) -> Result<(), SimError> {
+        self.finish_tx_if_over(link_id);
         let (lo, hi) = (self.measure_from, self.end);
         let l = &mut self.links[link_id.index()];
         Self::touch(l, now, lo, hi);
@@ -181,6 +182,14 @@ impl Simulation {
         }
         if !busy {
             self.start_tx(now, link_id);
+        } else {
+            // A packet now waits for the line: the transmission's end must run as an event.
+            let l = &mut self.links[link_id.index()];
+            if !l.tx_end_queued && !l.q.is_empty() {
+                l.tx_end_queued = true;
+                let done = Event::TxDone { link: link_id, gen: l.tx_gen };
+                self.sched.at_reserved(SimTime(l.tx_end), l.tx_seq, done);
+            }
         }
         Ok(())
     }
@@ -267,6 +276,9 @@ impl Simulation {
             if let Some(at) = l.q.ready_at() {
                 if l.wake_at != Some(at) {
                     l.wake_at = Some(at);
+                    // (Never when a direct transmission's end is caught up with later: its
+                    // link's queue stayed empty, and an empty shaper holds nothing back.)
+                    debug_assert_eq!(now, self.sched.now().ns(), "a wake-up scheduled from the past");
                     self.sched.at(SimTime(at.max(now)), Event::Wake { link: link_id });
                 }
             }
@@ -280,23 +292,69 @@ impl Simulation {
         let size = p.size;
         let hi = p.at as usize;
         self.hops.departure(hi, wait);
+        self.trace(now, link_id, PacketEvent::Dequeue, id);
         let l = &mut self.links[link_id.index()];
         l.counts.transmit(size, wait);
         l.tx = Some(id);
         l.tx_start = now;
-        let gen = l.tx_gen;
-        self.trace(now, link_id, PacketEvent::Dequeue, id);
-        let done = self.links[link_id.index()].line.transmission_end(SimTime(now), size);
-        self.sched.at(done, Event::TxDone { link: link_id, gen });
+        let done = l.line.transmission_end(SimTime(now), size);
+        l.tx_end = done.ns();
+        l.tx_seq = self.sched.reserve();
+        // Direct: the far end's arrival is scheduled now, and the transmission's end becomes an
+        // event only if a packet waits for the line (at once when one does already, else when
+        // one arrives: `enqueue`); otherwise it is caught up with by the next thing that looks
+        // at the link (`finish_tx_if_over`), exactly as if it had run. A shaper that may hold
+        // its next packet back needs the end at its time, so its links never go direct.
+        l.tx_direct = l.direct_capable && l.q.ready_at().is_none();
+        l.tx_end_queued = !l.tx_direct || !l.q.is_empty();
+        if l.tx_end_queued {
+            self.sched.at_reserved(done, l.tx_seq, Event::TxDone { link: link_id, gen: l.tx_gen });
+        }
+        if l.tx_direct {
+            let at = l.line.far_end_at(done);
+            self.sched.at(at, Event::Arrive { link: link_id, pkt: id });
+        }
+    }
+
+    /// If the direct transmission of `link_id` has ended by the event being handled (its end
+    /// would have run already, had it been an event), finish it now, at the time it ended.
+    #[inline]
+    pub(super) fn finish_tx_if_over(&mut self, link_id: LinkId) {
+        let l = &self.links[link_id.index()];
+        if l.tx.is_some() && !l.tx_end_queued && self.sched.would_have_run(SimTime(l.tx_end), l.tx_seq) {
+            self.tx_done(l.tx_end, link_id);
+        }
+    }
+
+    /// Finish every direct transmission whose end would have run by now (for reports).
+    pub(super) fn finish_txs_that_would_have_run(&mut self) {
+        for li in 0..self.links.len() {
+            self.finish_tx_if_over(LinkId(li as u32));
+        }
+    }
+
+    /// Finish every direct transmission that ended before `time`: for readers of every link at
+    /// once (the window's start, the results).
+    pub(super) fn finish_txs_before(&mut self, time: u64) {
+        for li in 0..self.links.len() {
+            let l = &self.links[li];
+            if l.tx.is_some() && !l.tx_end_queued && l.tx_end < time {
+                self.tx_done(l.tx_end, LinkId(li as u32));
+            }
+        }
     }
 
     pub(super) fn tx_done(&mut self, now: u64, link_id: LinkId) {
         let (lo, hi) = (self.measure_from, self.end);
         let l = &mut self.links[link_id.index()];
         let id = l.tx.take().expect("a transmission was in progress");
+        l.tx_end_queued = false;
         l.integrals.busy_ns += overlap(l.tx_start, now, lo, hi);
         let size = self.pkts[id].size;
-        if l.line.loses(&mut l.rng) {
+        if std::mem::take(&mut l.tx_direct) {
+            // Its arrival is scheduled already.
+            l.counts.propagate(size);
+        } else if l.line.loses(&mut l.rng) {
             self.drop_packet(now, link_id, id, DropReason::LinkLoss, DropPlace::OnWire);
         } else {
             l.counts.propagate(size);
@@ -321,7 +379,13 @@ impl Simulation {
         pr.admitted_at(LinkId(self.paths[hop + 1]), reach)
     }
 
-    pub(super) fn arrive(&mut self, now: u64, id: PacketId) -> Result<(), SimError> {
+    pub(super) fn arrive(&mut self, now: u64, link_id: LinkId, id: PacketId) -> Result<(), SimError> {
+        if self.links[link_id.index()].tx == Some(id) {
+            // A direct transmission nothing looked at since: it ended before its arrival.
+            debug_assert!(!self.links[link_id.index()].tx_end_queued);
+            self.finish_tx_if_over(link_id);
+            debug_assert!(self.links[link_id.index()].tx != Some(id), "arrived before its transmission ended");
+        }
         let p = &mut self.pkts[id];
         if !self.last_hop[p.at as usize] {
             p.at += 1;
