@@ -8,15 +8,19 @@
 //! `aqmlab list`: parameters are documented where they are read and cannot drift.
 //!
 //! The typed values fields hold (durations, rates, sizes, limits) and their reading from TOML are
-//! in `values.rs`.
+//! in `values.rs`; named choices (a key whose value is one of a few words, read as an enum) in
+//! `choice.rs`.
 
 use std::fmt;
 
 use serde::Serialize;
 use toml::de::{DeTable, DeValue};
 
+mod choice;
 mod values;
 
+pub(crate) use choice::choice_enum;
+pub use choice::Choice;
 pub use values::{Bytes, Duration, FromNode, Limit, Prob, Rate, Seed};
 
 /// Where a value was written.
@@ -404,15 +408,15 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// One of a fixed set of words.
-    pub fn choice(&mut self, key: &str, default: &str, allowed: &[&str], doc: &str) -> Result<String> {
+    /// One of a named choice's variants, written by its name (the catalogue lists the names).
+    pub fn choice<C: Choice>(&mut self, key: &str, default: C, doc: &str) -> Result<C> {
+        let allowed = C::NAMES;
         let doc = format!("{doc} (one of: {})", allowed.join(", "));
-        let value: String = self.or(key, default.to_string(), &doc)?;
-        if !allowed.contains(&value.as_str()) {
+        let value: String = self.or(key, default.name().to_string(), &doc)?;
+        C::from_name(&value).ok_or_else(|| {
             let hint = crate::suggest::did_you_mean(&value, allowed.iter().copied());
-            return Err(self.error(key, format!("'{value}' is not allowed{hint} (one of: {})", allowed.join(", "))));
-        }
-        Ok(value)
+            self.error(key, format!("'{value}' is not allowed{hint} (one of: {})", allowed.join(", ")))
+        })
     }
 
     /// A nested table (such as a link's `queue`), or `None` if absent.

@@ -19,19 +19,22 @@
 
 use serde::Serialize;
 
+use crate::conf::choice_enum;
 use crate::units::fmt_duration;
 
 /// Bytes one delivery opportunity of a trace carries (the MTU).
 pub const TRACE_MTU: u32 = 1500;
 
-/// How a rate schedule goes from one point to the next.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Shape {
-    /// Each rate holds until the next point.
-    Step,
-    /// The rate changes linearly between points.
-    Linear,
+choice_enum! {
+    /// How a rate schedule goes from one point to the next.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Shape {
+        /// Each rate holds until the next point.
+        Step = "step",
+        /// The rate changes linearly between points.
+        Linear = "linear",
+    }
 }
 
 /// A link direction's capacity over time, when it is not a constant rate.

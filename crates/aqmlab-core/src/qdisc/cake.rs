@@ -59,7 +59,7 @@ use super::cobalt::{self, CobaltVars};
 use super::codel::StampedFifo;
 use super::flow_queues::{fattest, flow_hash, reduce};
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
-use crate::conf::{Bytes, Duration, Fields, Limit, Result};
+use crate::conf::{choice_enum, Bytes, Choice, Duration, Fields, Limit, Result};
 use crate::packet::{flags, Packet, PacketId};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
@@ -76,32 +76,23 @@ pub const WAYS: usize = 8;
 /// The MTU CAKE assumes for its buffer and its MTU time (psched_mtu of Ethernet).
 const MTU: u64 = 1514;
 
-/// What a queue (and the host accounting) isolates: tc-cake's flow isolation keywords.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Isolation {
-    Flowblind,
-    Srchost,
-    Dsthost,
-    Hosts,
-    Flows,
-    DualSrchost,
-    DualDsthost,
-    TripleIsolate,
+choice_enum! {
+    /// What a queue (and the host accounting) isolates: tc-cake's flow isolation keywords.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum Isolation {
+        Flowblind = "flowblind",
+        Srchost = "srchost",
+        Dsthost = "dsthost",
+        Hosts = "hosts",
+        Flows = "flows",
+        DualSrchost = "dual-srchost",
+        DualDsthost = "dual-dsthost",
+        TripleIsolate = "triple-isolate",
+    }
 }
 
 impl Isolation {
-    const NAMES: &'static [(&'static str, Isolation)] = &[
-        ("flowblind", Isolation::Flowblind),
-        ("srchost", Isolation::Srchost),
-        ("dsthost", Isolation::Dsthost),
-        ("hosts", Isolation::Hosts),
-        ("flows", Isolation::Flows),
-        ("dual-srchost", Isolation::DualSrchost),
-        ("dual-dsthost", Isolation::DualDsthost),
-        ("triple-isolate", Isolation::TripleIsolate),
-    ];
-
     /// The key a packet's queue is found by.
     pub fn queue_key(self, p: &Packet) -> (u32, u32, u32) {
         match self {
@@ -141,10 +132,11 @@ pub struct Params {
 
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
-        let names: Vec<&str> = Isolation::NAMES.iter().map(|n| n.0).collect();
+        // tc-cake's words for the message, rather than Fields::choice's
+        let names = Isolation::NAMES;
         let doc = format!("what queues isolate and which hosts share fairly (tc-cake's keywords): {}", names.join(", "));
-        let mode: String = f.or("isolation", "triple-isolate".to_string(), &doc)?;
-        let Some(&(_, isolation)) = Isolation::NAMES.iter().find(|n| n.0 == mode) else {
+        let mode: String = f.or("isolation", Isolation::TripleIsolate.name().to_string(), &doc)?;
+        let Some(isolation) = Isolation::from_name(&mode) else {
             let hint = crate::suggest::did_you_mean(&mode, names.iter().copied());
             return Err(f.error("isolation", format!("unknown isolation '{mode}'{hint} (allowed: {})", names.join(", "))));
         };

@@ -62,7 +62,7 @@ use serde::Serialize;
 use super::fifo::Fifo;
 use super::red::{RedAction, RedCore, RedParams, RedZone};
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
-use crate::conf::{Fields, Limit, Result};
+use crate::conf::{choice_enum, Fields, Limit, Result};
 use crate::packet::{PacketArena, PacketId};
 use crate::rng::SimRng;
 
@@ -79,26 +79,30 @@ pub const MAX_CANDIDATES: u32 = 1000;
 /// Largest Mloc of the back variant.
 pub const MAX_MEMORY: u32 = 1_000_000;
 
-/// Which packet(s) the arrival is compared with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Variant {
-    /// Original CHOKe: candidates drawn at random from the FIFO.
-    Random,
-    /// Front CHOKe: the head of the queue (the packet in service when there is one).
-    Front,
-    /// Back CHOKe: the flows of the last `memory` admitted packets (Mloc).
-    Back,
+choice_enum! {
+    /// Which packet(s) the arrival is compared with.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Variant {
+        /// Original CHOKe: candidates drawn at random from the FIFO.
+        Random = "random",
+        /// Front CHOKe: the head of the queue (the packet in service when there is one).
+        Front = "front",
+        /// Back CHOKe: the flows of the last `memory` admitted packets (Mloc).
+        Back = "back",
+    }
 }
 
-/// How self-adjusting CHOKe maps region i (1-based) to a number of candidates.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RegionRule {
-    /// Sec. III-C: 2i drops, so 2i - 1 candidates.
-    Drops2i,
-    /// Sec. II-A: m = 2i candidates.
-    Candidates2i,
+choice_enum! {
+    /// How self-adjusting CHOKe maps region i (1-based) to a number of candidates.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum RegionRule {
+        /// Sec. III-C: 2i drops, so 2i - 1 candidates.
+        Drops2i = "drops_2i",
+        /// Sec. II-A: m = 2i candidates.
+        Candidates2i = "candidates_2i",
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -125,19 +129,11 @@ impl Params {
         )?;
         let red = RedParams::read(f)?;
         red.check_against_limit(f, limit)?;
-        let variant = match f
-            .choice(
-                "variant",
-                "random",
-                &["random", "front", "back"],
-                "compare with random packets of the queue (CHOKe), the head of the queue / packet in service (front CHOKe model), or the last admitted flows (back CHOKe model, see memory)",
-            )?
-            .as_str()
-        {
-            "front" => Variant::Front,
-            "back" => Variant::Back,
-            _ => Variant::Random,
-        };
+        let variant = f.choice(
+            "variant",
+            Variant::Random,
+            "compare with random packets of the queue (CHOKe), the head of the queue / packet in service (front CHOKe model), or the last admitted flows (back CHOKe model, see memory)",
+        )?;
         let candidates: u32 = f.or(
             "candidates",
             1u32,
@@ -164,18 +160,11 @@ impl Params {
             "candidates",
             "is set by region_rule when regions > 1: leave it out",
         )?;
-        let region_rule = match f
-            .choice(
-                "region_rule",
-                "drops_2i",
-                &["drops_2i", "candidates_2i"],
-                "candidates in region i of self-adjusting CHOKe: 2i - 1 (2i drops, Sec. III-C) or 2i (Sec. II-A)",
-            )?
-            .as_str()
-        {
-            "candidates_2i" => RegionRule::Candidates2i,
-            _ => RegionRule::Drops2i,
-        };
+        let region_rule = f.choice(
+            "region_rule",
+            RegionRule::Drops2i,
+            "candidates in region i of self-adjusting CHOKe: 2i - 1 (2i drops, Sec. III-C) or 2i (Sec. II-A)",
+        )?;
         f.ensure(regions == 1 || variant == Variant::Random, "regions", "applies to the random variant only")?;
         let memory: u32 = f.or(
             "memory",

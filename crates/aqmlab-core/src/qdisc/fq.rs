@@ -83,7 +83,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 use serde::Serialize;
 
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
-use crate::conf::{Bytes, Fields, FromNode, Limit, Result, Val};
+use crate::conf::{choice_enum, Bytes, Fields, FromNode, Limit, Result, Val};
 use crate::packet::{Packet, PacketId};
 use crate::rng::SimRng;
 
@@ -100,28 +100,24 @@ const NANO: u128 = 1_000_000_000;
 // ---------------------------------------------------------------------------------------------
 // Conversations (shared with fq_bit and the selective DECbit)
 
-/// Who a packet belongs to: the paper's "user".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum User {
-    /// Source and destination node (a conversation, the paper's choice).
-    Pair,
-    /// Source node.
-    Source,
-    /// The scenario's flow.
-    Flow,
+choice_enum! {
+    /// Who a packet belongs to: the paper's "user".
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum User {
+        /// Source and destination node (a conversation, the paper's choice).
+        Pair = "pair",
+        /// Source node.
+        Source = "source",
+        /// The scenario's flow.
+        Flow = "flow",
+    }
 }
 
 impl User {
-    const NAMES: [&'static str; 3] = ["pair", "source", "flow"];
-
     /// Read the `user` parameter.
     pub fn read(f: &mut Fields, doc: &str) -> Result<User> {
-        Ok(match f.choice("user", "pair", &Self::NAMES, doc)?.as_str() {
-            "source" => User::Source,
-            "flow" => User::Flow,
-            _ => User::Pair,
-        })
+        f.choice("user", User::Pair, doc)
     }
 
     /// The conversation key of a packet; it is also the conversation's id in tie-breaks.
@@ -185,14 +181,16 @@ impl FromNode for Weights {
     }
 }
 
-/// How push-out chooses among conversations of equal length.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PushoutTies {
-    /// The conversation with the larger id loses its last packet.
-    LargerId,
-    /// Uniformly among the tied conversations.
-    Random,
+choice_enum! {
+    /// How push-out chooses among conversations of equal length.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum PushoutTies {
+        /// The conversation with the larger id loses its last packet.
+        LargerId = "larger_id",
+        /// Uniformly among the tied conversations.
+        Random = "random",
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -219,10 +217,9 @@ impl Params {
         )?;
         let user =
             User::read(f, "what a conversation is: source-destination node pair (the paper), source node, or flow")?;
-        let ties = f.choice(
+        let pushout_ties = f.choice(
             "pushout_ties",
-            "random",
-            &["larger_id", "random"],
+            PushoutTies::Random,
             "which of several equally long conversations loses its last packet (the arrival counts in its own)",
         )?;
         let weights: Weights = f.or(
@@ -239,7 +236,7 @@ impl Params {
             limit,
             delta,
             user,
-            pushout_ties: if ties == "random" { PushoutTies::Random } else { PushoutTies::LargerId },
+            pushout_ties,
             weights,
         })
     }

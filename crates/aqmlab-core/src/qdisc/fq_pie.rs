@@ -21,7 +21,7 @@ use super::codel::StampedFifo;
 use super::flow_queues::{FlowAqm, FlowQueueParams, FlowQueues, Overflow};
 use super::pie::{PieParams, PieVars};
 use super::{DisciplineInfo, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
-use crate::conf::{Fields, Limit, Result};
+use crate::conf::{choice_enum, Fields, Limit, Result};
 use crate::packet::PacketId;
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
@@ -40,21 +40,31 @@ pub struct Params {
     pub overflow: Overflow,
 }
 
+choice_enum! {
+    /// The `overflow` key: which [`Overflow`] (the fattest flow's takes `drop_batch` too).
+    #[derive(Clone, Copy)]
+    enum OverflowRule {
+        TailDrop = "tail_drop",
+        FattestFlow = "fattest_flow",
+    }
+}
+
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
         let queues = FlowQueueParams::read(f)?;
         let pie = PieParams::read(f, true)?;
         let rule = f.choice(
             "overflow",
-            "tail_drop",
-            &["tail_drop", "fattest_flow"],
+            OverflowRule::TailDrop,
             "over the limit: refuse the arrival (Linux's fq_pie) or drop from the fattest queue (FQ-CoDel's rule, ns-3's FqPieQueueDisc)",
         )?;
         let drop_batch: u32 =
             f.or("drop_batch", 64u32, "with overflow = \"fattest_flow\": most packets dropped from the fattest queue at once")?;
         f.ensure(drop_batch >= 1, "drop_batch", "allowed: 1 or more packets")?;
-        let overflow =
-            if rule == "fattest_flow" { Overflow::FattestFlow { drop_batch } } else { Overflow::TailDrop };
+        let overflow = match rule {
+            OverflowRule::FattestFlow => Overflow::FattestFlow { drop_batch },
+            OverflowRule::TailDrop => Overflow::TailDrop,
+        };
         Ok(Params { queues, pie, overflow })
     }
 }

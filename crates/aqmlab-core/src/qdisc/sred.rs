@@ -39,7 +39,7 @@ use serde::Serialize;
 
 use super::fifo::Fifo;
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
-use crate::conf::{Fields, Limit, Prob, Result};
+use crate::conf::{choice_enum, Fields, Limit, Prob, Result};
 use crate::packet::PacketId;
 use crate::rng::SimRng;
 
@@ -53,14 +53,16 @@ pub const INFO: DisciplineInfo = DisciplineInfo {
 // ---------------------------------------------------------------------------------------------
 // The zombie list and the hit frequency P(t), shared with ZL-RED
 
-/// What happens while the zombie list still has free entries.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FillRule {
-    /// Fill a free entry; no hit test, no update of P.
-    Insert,
-    /// Compare with a random filled entry (a hit counts; a miss fills a free entry) and update P.
-    Compare,
+choice_enum! {
+    /// What happens while the zombie list still has free entries.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum FillRule {
+        /// Fill a free entry; no hit test, no update of P.
+        Insert = "insert",
+        /// Compare with a random filled entry (a hit counts; a miss fills a free entry) and update P.
+        Compare = "compare",
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -88,18 +90,11 @@ impl ZombieParams {
         let alpha = alpha.unwrap_or(1.0 / zombies as f64);
         f.ensure(alpha > 0.0 && alpha <= 1.0, "alpha", format!("{alpha} is not a gain (allowed: above 0, at most 1)"))?;
         let p_init: Prob = f.or("p_init", Prob(0.0), "P(0), the hit frequency before any arrival")?;
-        let fill = match f
-            .choice(
-                "fill",
-                "insert",
-                &["insert", "compare"],
-                "while the list has free entries: only fill them, or also compare and update P",
-            )?
-            .as_str()
-        {
-            "compare" => FillRule::Compare,
-            _ => FillRule::Insert,
-        };
+        let fill = f.choice(
+            "fill",
+            FillRule::Insert,
+            "while the list has free entries: only fill them, or also compare and update P",
+        )?;
         Ok(ZombieParams { zombies, p_swap: p_swap.0, alpha, p_init: p_init.0, fill })
     }
 }

@@ -37,7 +37,7 @@ use serde::Serialize;
 use super::fifo::Fifo;
 use super::sred::{buffer_packets, require_finite_buffer, sred_p3, staircase, ZombieList, ZombieParams};
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
-use crate::conf::{Fields, Limit, Prob, Result};
+use crate::conf::{choice_enum, Fields, Limit, Prob, Result};
 use crate::packet::PacketId;
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
@@ -48,30 +48,34 @@ pub const INFO: DisciplineInfo = DisciplineInfo {
     read: |f| Params::read(f).map(QdiscParams::ZlRed),
 };
 
-/// How the constant a of eq. (8) applies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AReading {
-    /// As printed: misbehaving when F > a T P(t).
-    Threshold,
-    /// Eq. (4) unchanged; a multiplies eq. (5)'s increase, p4 = a p3 F / (T P(t)).
-    Factor,
-    /// The threshold divided: misbehaving when F > T P(t) / a.
-    Divided,
+choice_enum! {
+    /// How the constant a of eq. (8) applies.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum AReading {
+        /// As printed: misbehaving when F > a T P(t).
+        Threshold = "threshold",
+        /// Eq. (4) unchanged; a multiplies eq. (5)'s increase, p4 = a p3 F / (T P(t)).
+        Factor = "factor",
+        /// The threshold divided: misbehaving when F > T P(t) / a.
+        Divided = "divided",
+    }
 }
 
-/// What P_avg(t), the "average drop probability so far" of eq. (6), averages and how.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PavgRule {
-    /// Running mean of the final drop probability of every arrival.
-    MeanFinal,
-    /// Running mean of p3 (SRED's probability) of every arrival.
-    MeanP3,
-    /// EMA of the final drop probability.
-    EmaFinal,
-    /// EMA of p3.
-    EmaP3,
+choice_enum! {
+    /// What P_avg(t), the "average drop probability so far" of eq. (6), averages and how.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum PavgRule {
+        /// Running mean of the final drop probability of every arrival.
+        MeanFinal = "mean_final",
+        /// Running mean of p3 (SRED's probability) of every arrival.
+        MeanP3 = "mean_p3",
+        /// EMA of the final drop probability.
+        EmaFinal = "ema_final",
+        /// EMA of p3.
+        EmaP3 = "ema_p3",
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -103,36 +107,19 @@ impl Params {
         f.ensure(th_min >= 0.0, "th_min", "must not be negative")?;
         let a: f64 = f.or("a", 1.0, "a of eq. (8): a flow is misbehaving when F > a T P(t) (1 is ZL-RED)")?;
         f.ensure(a > 0.0, "a", "must be above 0")?;
-        let a_reading = match f
-            .choice(
-                "a_reading",
-                "threshold",
-                &["threshold", "factor", "divided"],
-                "how a applies: threshold F > a T P(t) (eq. (8) as printed), factor a on eq. (5)'s increase, \
-                 divided F > T P(t) / a",
-            )?
-            .as_str()
-        {
-            "factor" => AReading::Factor,
-            "divided" => AReading::Divided,
-            _ => AReading::Threshold,
-        };
+        let a_reading = f.choice(
+            "a_reading",
+            AReading::Threshold,
+            "how a applies: threshold F > a T P(t) (eq. (8) as printed), factor a on eq. (5)'s increase, \
+             divided F > T P(t) / a",
+        )?;
         let normalise: bool =
             f.or("normalise", true, "apply eq. (6), p5 = p4 p3 / P_avg(t), to a misbehaving flow's probability")?;
-        let p_avg = match f
-            .choice(
-                "p_avg",
-                "mean_final",
-                &["mean_final", "mean_p3", "ema_final", "ema_p3"],
-                "P_avg of eq. (6): running mean or EMA of the final drop probability or of p3, over every arrival",
-            )?
-            .as_str()
-        {
-            "mean_p3" => PavgRule::MeanP3,
-            "ema_final" => PavgRule::EmaFinal,
-            "ema_p3" => PavgRule::EmaP3,
-            _ => PavgRule::MeanFinal,
-        };
+        let p_avg = f.choice(
+            "p_avg",
+            PavgRule::MeanFinal,
+            "P_avg of eq. (6): running mean or EMA of the final drop probability or of p3, over every arrival",
+        )?;
         let p_avg_gain: f64 = f.or("p_avg_gain", 0.001, "gain of P_avg when p_avg is an EMA")?;
         f.ensure(p_avg_gain > 0.0 && p_avg_gain <= 1.0, "p_avg_gain", "must be above 0 and at most 1")?;
         let zombies = ZombieParams::read(f)?;

@@ -63,13 +63,7 @@ pub(super) fn read_link_keys<'t>(f: &mut Fields<'t>) -> Result<LinkKeys<'t>> {
 /// The capacity of a link's two directions: `rate`, or `rate_schedule` or `trace`, and the same
 /// with `_reverse` for the second-to-first direction (default: as the first).
 pub(super) fn read_capacities(f: &mut Fields) -> Result<[(u64, Option<Capacity>); 2]> {
-    let shape = match f
-        .choice("rate_shape", "step", &["step", "linear"], "how a rate_schedule goes between its points")?
-        .as_str()
-    {
-        "linear" => Shape::Linear,
-        _ => Shape::Step,
-    };
+    let shape = f.choice("rate_shape", Shape::Step, "how a rate_schedule goes between its points")?;
     let mut out = Vec::with_capacity(2);
     for suffix in ["", "_reverse"] {
         let (rate_key, schedule_key, trace_key) =

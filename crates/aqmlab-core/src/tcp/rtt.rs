@@ -25,7 +25,7 @@
 
 use serde::Serialize;
 
-use crate::conf::{Duration, Fields, Result};
+use crate::conf::{choice_enum, Duration, Fields, Result};
 
 /// Which estimate the timeout comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -35,6 +35,15 @@ pub enum Estimator {
     Generic { gain: f64, beta: f64 },
     /// srtt + 4 rttvar.
     Jacobson,
+}
+
+choice_enum! {
+    /// The `timers` key: how many retransmission timers (`RtoParams::per_segment`).
+    #[derive(Clone, Copy, PartialEq)]
+    enum Timers {
+        One = "one",
+        PerSegment = "per_segment",
+    }
 }
 
 /// Timeout settings (validated).
@@ -122,13 +131,12 @@ impl RtoParams {
             f.or("backoff", d.backoff, "double the timeout after each expiry until a valid round-trip sample")?;
         let timers = f.choice(
             "timers",
-            if d.per_segment { "per_segment" } else { "one" },
-            &["one", "per_segment"],
+            if d.per_segment { Timers::PerSegment } else { Timers::One },
             "retransmission timers: one per connection, restarted by each ACK of new data (RFC 6298), or one per \
              segment from its own sending, which resends that segment alone (the FQ paper's generic flow \
              control, and the JK model it built on it)",
         )?;
-        let per_segment = timers == "per_segment";
+        let per_segment = timers == Timers::PerSegment;
         f.ensure(
             per_segment || !matches!(estimator, Estimator::Generic { .. }),
             "timers",
