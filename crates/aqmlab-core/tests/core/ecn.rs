@@ -3,7 +3,7 @@
 //!
 //! The agent-level checks (ECT on new data only, the echo latched until CWR, at most one
 //! reduction per round trip, no second reduction during loss recovery) sit beside the code in
-//! `src/tcp/sender.rs` and `src/tcp/receiver.rs`.
+//! `src/tcp/sender/` and `src/tcp/receiver.rs`.
 
 use aqmlab_core::{run_text, Results};
 

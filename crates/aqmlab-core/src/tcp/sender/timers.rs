@@ -1,0 +1,283 @@
+//! The sender's timeouts: the lazily re-armed timer ([`LazyTimer`], also the pacer's) and what
+//! an expiry does ([`Sender::on_timeout`]).
+//!
+//! Two timeout mechanisms, chosen by the congestion control's estimator:
+//! - Jacobson/Karels (every cc but generic and decbit): one retransmission timer, started when a
+//!   segment leaves with none running, restarted by each ACK of new data (RFC 6298), stopped
+//!   when nothing is outstanding. On expiry the timeout backs off, the congestion control is
+//!   told, and the sender goes back to `snd_una` and resends as the window allows. Round-trip
+//!   samples follow Karn's rule: an ACK caused by a retransmitted packet gives none.
+//! - generic (the FQ paper): each outstanding segment has its own timer; a segment not
+//!   acknowledged in time is retransmitted alone and its timer set again. A sample from an ACK
+//!   caused by a retransmission runs from the segment's first transmission.
+//! - Jacobson/Karels on per-segment timers (`timers = "per_segment"`: the FQ paper's JK model,
+//!   "adding ... adjustable windows, better timeout calculations, and fast retransmit to our
+//!   generic flow control algorithm", section 4): the generic's timers, each set to the
+//!   Jacobson timeout backed off as Karn's rule says (doubled by each expiry of the segment,
+//!   and the largest such back-off kept for every segment sent until a valid sample), Karn's
+//!   sampling rule, and the control's
+//!   reactions; a fast retransmit resends the missing segment alone (4.3BSD-Tahoe's), never
+//!   going back.
+//!
+//! Timers are re-armed lazily: the agent keeps the deadline it wants and schedules a timer
+//! event only when none is pending before it; a timer event that finds the deadline moved
+//! later re-arms itself, and a generation number discards superseded events.
+//!
+//! Where the timers are set: as a segment leaves (`send.rs`), on each ACK (`ack.rs`) and as a
+//! SACK recovery begins (`sack.rs`).
+
+use super::super::cc::TimeoutInfo;
+use super::super::rtt::MAX_BACKOFF_SHIFT;
+use super::super::Timer;
+use super::Sender;
+use crate::agent::{Outbox, TimerReq};
+
+/// A one-shot timer re-armed lazily (see the module doc).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LazyTimer {
+    kind: Timer,
+    gen: u32,
+    /// When the agent wants to be woken, if at all.
+    deadline: Option<u64>,
+    /// The time of the timer event of generation `gen` in the queue, if any.
+    pending: Option<u64>,
+}
+
+impl LazyTimer {
+    pub(crate) const fn new(kind: Timer) -> Self {
+        LazyTimer { kind, gen: 0, deadline: None, pending: None }
+    }
+
+    pub(crate) fn deadline(&self) -> Option<u64> {
+        self.deadline
+    }
+
+    /// Want to be woken at `at`.
+    pub(crate) fn set(&mut self, at: u64, out: &mut Outbox) {
+        self.deadline = Some(at);
+        if self.pending.is_none_or(|p| p > at) {
+            self.gen = self.gen.wrapping_add(1);
+            self.pending = Some(at);
+            out.timers.push(TimerReq { at, kind: self.kind.kind(), gen: self.gen });
+        }
+    }
+
+    pub(crate) fn cancel(&mut self) {
+        self.deadline = None;
+    }
+
+    /// A timer event of generation `gen` fired: whether the deadline has come (it is then
+    /// cleared). A deadline still ahead is re-armed.
+    pub(crate) fn fire(&mut self, now: u64, gen: u32, out: &mut Outbox) -> bool {
+        if gen != self.gen || self.pending.is_none() {
+            return false;
+        }
+        self.pending = None;
+        match self.deadline {
+            Some(d) if d <= now => {
+                self.deadline = None;
+                true
+            }
+            Some(d) => {
+                self.set(d, out);
+                false
+            }
+            None => false,
+        }
+    }
+}
+
+impl Sender {
+    pub(super) fn on_timeout(&mut self, now: u64, out: &mut Outbox) {
+        if self.snd_una >= self.snd_max {
+            return;
+        }
+        let info = TimeoutInfo {
+            now,
+            flight: self.segs_in(self.snd_una, self.snd_max),
+            snd_nxt: self.snd_nxt,
+            snd_max: self.snd_max,
+            in_sack_recovery: self.recovery.is_some(),
+        };
+        if self.per_packet {
+            let due: Vec<u64> = (0..self.segs.len())
+                .filter(|&i| self.segs[i].deadline <= now)
+                .map(|i| self.snd_una + i as u64 * self.mss)
+                .collect();
+            if !due.is_empty() {
+                out.timeouts += due.len() as u32;
+                if !self.sample_first_sent {
+                    // Karn: the largest back-off of a segment timed out holds until a sample.
+                    let most = due.iter().map(|&seq| self.seg_at(seq).sends).max().unwrap_or(0);
+                    self.shift = self.shift.max(most).min(MAX_BACKOFF_SHIFT);
+                }
+                self.cc.inner_mut().on_timeout(&info);
+                for seq in due {
+                    self.transmit(now, seq, out);
+                }
+            }
+            if let Some(d) = self.segs.iter().map(|s| s.deadline).min() {
+                self.rto.set(d, out);
+            }
+        } else {
+            out.timeouts += 1;
+            self.ecn_recover = self.ecn_recover.max(self.snd_max);
+            self.send_cwr = true;
+            self.shift = (self.shift + 1).min(MAX_BACKOFF_SHIFT);
+            self.cc.inner_mut().on_timeout(&info);
+            // RFC 6675 section 5.1: the recovery ends, and no new one before this is acknowledged.
+            self.recovery = None;
+            self.no_recovery_before = self.snd_max;
+            self.snd_nxt = self.snd_una;
+            self.dupacks = 0;
+            self.send_allowed(now, out);
+            self.rto.set(self.rtt.deadline(now, self.shift), out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{drop_once, GBPS, RTT, SEG};
+    use super::*;
+    use crate::packet::flags;
+    use crate::tcp::harness::{common, Bench, MS};
+
+    #[test]
+    fn a_timeout_backs_off_exponentially_until_an_ack_returns() {
+        let mut b = Bench::new(&common("cc = \"reno\""), None, GBPS, 50 * MS);
+        // Everything sent in [2 s, 12 s) is lost.
+        b.drop = Box::new(|_, t| (2000 * MS..12000 * MS).contains(&t));
+        b.run_until(20_000 * MS);
+        let una = b.sent.iter().find(|s| s.dropped).unwrap().seq;
+        let resends: Vec<u64> = b.sends_of(una).into_iter().skip(1).collect();
+        let gaps: Vec<u64> = resends.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.len() >= 4, "{resends:?}");
+        for g in gaps.windows(2).take(4) {
+            assert_eq!(g[1], 2 * g[0], "each timeout doubles: {gaps:?}");
+        }
+        // The window sits at one packet through the outage, the threshold falls to 2.
+        let during: Vec<(u64, f64, f64)> =
+            b.trace.iter().filter(|p| (resends[1]..12_000 * MS).contains(&p.0)).copied().collect();
+        assert!(during.iter().all(|p| p.1 == 1.0 && p.2 == 2.0), "{during:?}");
+        // After the outage the flow recovers and the timeout is the estimate again.
+        assert!(b.goodput > b.sent.iter().filter(|s| s.t < 12_000 * MS && !s.dropped).count() as u64 * SEG);
+        assert!(b.sender.rtt.backed_off(b.sender.shift) < 1_000 * MS);
+        // Karn: no sample from the retransmissions (they took seconds).
+        assert!(b.rtts.iter().all(|&r| r < 2 * RTT), "{:?}", b.rtts.iter().max());
+    }
+
+    #[test]
+    fn duplicates_provoked_by_going_back_after_a_timeout_trigger_no_fast_retransmit() {
+        // Twenty losses in one large window: NewReno repairs one per round trip, its impatient
+        // timer (200 ms, two round trips) expires, and it goes back N, resending segments the
+        // receiver already holds. Their duplicate ACKs acknowledge exactly what was outstanding
+        // at the timeout and must not be taken for a new loss (ssthresh would collapse to 2).
+        let mut b = Bench::new(&common("cc = \"newreno\""), None, GBPS, 50 * MS);
+        b.drop =
+            Box::new(|p, _| (200 * SEG..400 * SEG).contains(&p.seq) && p.seq % (10 * SEG) == 0 && !p.has(flags::RETX));
+        b.run_until(3000 * MS);
+        assert!(!b.timeouts.is_empty(), "the scenario needs a timeout during recovery");
+        let after: Vec<f64> = b.trace.iter().filter(|p| p.0 > b.timeouts[0]).map(|p| p.2).collect();
+        let lowest = after.iter().copied().fold(f64::INFINITY, f64::min);
+        assert!(lowest > 20.0, "ssthresh fell to {lowest} after the timeout");
+    }
+
+    #[test]
+    fn coarse_ticks_put_timeouts_on_tick_boundaries() {
+        let c = common("cc = \"slowstart\"\nmax_window = 8\ntick = \"500ms\"\nmin_rto = \"1s\"");
+        let mut b = Bench::new(&c, None, GBPS, 50 * MS);
+        b.drop = Box::new(|_, t| (2000 * MS..5000 * MS).contains(&t));
+        b.run_until(10_000 * MS);
+        assert!(b.timeouts.len() >= 2);
+        assert!(b.timeouts.iter().all(|t| t % (500 * MS) == 0), "{:?}", b.timeouts);
+        // Round trips of 100 ms measure 0 or 1 ticks: the floor sets the timeout.
+        assert_eq!(b.sender.rtt.rto(), 1000 * MS);
+    }
+
+    #[test]
+    fn generic_times_each_packet_alone_and_never_goes_back() {
+        // 10 Mbps: a window of 5 leaves over 3.2 ms, so the packets' timers differ.
+        let mut b = Bench::new(&common("cc = \"generic\"\nmax_window = 5"), None, 10_000_000, 50 * MS);
+        b.drop = drop_once(12);
+        b.run_until(5000 * MS);
+        assert!(b.trace.iter().all(|p| p.1 == 5.0), "the window never changes");
+        // Segment 12 and the four sent after it (received, but not acknowledgeable before the
+        // hole is filled) time out, each on its own timer, each resent once; nothing else is.
+        let resent: Vec<u64> = (0..40).filter(|k| b.sends_of(k * SEG).len() > 1).collect();
+        assert_eq!(resent, [12, 13, 14, 15, 16]);
+        assert_eq!(b.timeouts.len(), 5);
+        let waits: Vec<u64> = resent.iter().map(|k| b.sends_of(k * SEG)[1] - b.sends_of(k * SEG)[0]).collect();
+        let srtt = b.rtts[..10].iter().sum::<u64>() as f64 / 10.0;
+        for w in &waits {
+            assert!((*w as f64 - 2.0 * srtt).abs() < 0.05 * srtt, "timeout = 2 x srtt: {waits:?}, srtt {srtt}");
+        }
+        let firsts: Vec<u64> = resent.iter().map(|k| b.sends_of(k * SEG)[0]).collect();
+        assert!(
+            firsts.windows(2).all(|f| f[1] > f[0]) && waits.windows(2).all(|w| w[0].abs_diff(w[1]) < MS),
+            "own timers: {firsts:?} {waits:?}"
+        );
+        // The retransmitted packet's sample runs from its first transmission.
+        let (first, again) = (b.sends_of(12 * SEG)[0], b.sends_of(12 * SEG)[1]);
+        assert!(b.rtts.iter().any(|&r| r >= again - first + RTT), "{:?}", b.rtts);
+    }
+
+    #[test]
+    fn jk_on_per_segment_timers_resends_the_hole_at_the_third_duplicate_and_never_goes_back() {
+        let jk = "cc = \"jk\"\nmax_window = 5\ninitial_ssthresh = 5\ntimers = \"per_segment\"";
+        let mut b = Bench::new(&common(jk), None, 10_000_000, 50 * MS);
+        b.drop = drop_once(12);
+        b.run_until(5000 * MS);
+        // Segment 12 goes again on the third duplicate ACK, well before a timer could expire.
+        let sends = b.sends_of(12 * SEG);
+        assert_eq!(sends.len(), 2, "{sends:?}");
+        assert!(sends[1] - sends[0] < RTT + 10 * MS, "fast retransmit: {sends:?}");
+        // Nothing outside the window of the loss is resent, and nothing twice (no going back).
+        let resent: Vec<u64> = (0..60).filter(|k| b.sends_of(k * SEG).len() > 1).collect();
+        assert!(resent.iter().all(|k| (12..17).contains(k)), "{resent:?}");
+        assert!((0..60).all(|k| b.sends_of(k * SEG).len() <= 2));
+        // The window fell to one packet and grows again.
+        assert!(b.trace.iter().any(|p| p.1 == 1.0));
+        assert_eq!(b.trace.last().unwrap().1, 5.0);
+    }
+
+    #[test]
+    fn jk_on_per_segment_timers_backs_off_as_karn_until_a_valid_sample() {
+        let jk = "cc = \"jk\"\nmax_window = 5\ninitial_ssthresh = 5\ntimers = \"per_segment\"";
+        let mut b = Bench::new(&common(jk), None, GBPS, 50 * MS);
+        b.drop = Box::new(|_, t| (2000 * MS..12000 * MS).contains(&t));
+        b.run_until(20_000 * MS);
+        let una = b.sent.iter().find(|s| s.dropped).unwrap().seq;
+        let resends: Vec<u64> = b.sends_of(una).into_iter().skip(1).collect();
+        let gaps: Vec<u64> = resends.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(gaps.len() >= 4, "{resends:?}");
+        for g in gaps.windows(2).take(4) {
+            assert_eq!(g[1], 2 * g[0], "each expiry doubles the timeout: {gaps:?}");
+        }
+        // After the outage: recovered, the timeout back to the estimate, no sample from a resend.
+        assert!(b.sender.rtt.backed_off(b.sender.shift) < 1_000 * MS);
+        assert!(b.rtts.iter().all(|&r| r < 2 * RTT), "{:?}", b.rtts.iter().max());
+    }
+
+    #[test]
+    fn lazy_timer_fires_once_at_the_latest_deadline() {
+        let mut out = Outbox::default();
+        let mut t = LazyTimer::new(Timer::Rto);
+        t.set(100, &mut out);
+        t.set(150, &mut out); // later: no new event
+        assert_eq!(out.timers.len(), 1);
+        t.set(80, &mut out); // earlier: a new event supersedes the first
+        assert_eq!(out.timers.len(), 2);
+        let (first, second) = (out.timers[0], out.timers[1]);
+        out.timers.clear();
+        assert!(!t.fire(100, first.gen, &mut out), "superseded");
+        t.set(120, &mut out);
+        assert!(!t.fire(80, second.gen, &mut out), "deadline moved to 120: re-armed");
+        assert_eq!(out.timers[0].at, 120);
+        assert!(t.fire(120, out.timers[0].gen, &mut out));
+        t.set(200, &mut out);
+        t.cancel();
+        let gen = out.timers.last().unwrap().gen;
+        assert!(!t.fire(200, gen, &mut out), "cancelled");
+    }
+}
