@@ -1,6 +1,7 @@
 //! The agent contract: what the event loop and the endpoints of a flow say to each other. A leaf:
-//! it imports nothing but the packet, so the agents (datagram sources, the TCP family, probes,
-//! workload generators) and the simulation both stand on it and never on each other.
+//! it imports nothing but the packet and typed time, so the agents (datagram sources, the TCP
+//! family, probes, workload generators) and the simulation both stand on it and never on each
+//! other.
 //!
 //! Agents are sans-IO state machines (as smoltcp's sockets): the simulation hands them the
 //! time, a packet or a timer, and they answer through an [`Outbox`] with packets to send,
@@ -9,6 +10,7 @@
 //! An agent owns its random stream, derived from (seed, flow name).
 
 use crate::packet::Packet;
+use crate::units::{SimDuration, SimTime};
 
 /// Which of an agent's timers fired: each agent names its own kinds (TCP: retransmission,
 /// application, delayed ACK, pacing) and converts them to and from this; the event loop only
@@ -19,7 +21,7 @@ pub struct TimerKind(pub u8);
 /// A timer request: fire `kind` at `at` unless the agent's generation moved on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimerReq {
-    pub at: u64,
+    pub at: SimTime,
     pub kind: TimerKind,
     pub gen: u32,
 }
@@ -79,15 +81,15 @@ pub struct FlowIds {
 /// When a flow's source runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Schedule {
-    pub start: u64,
+    pub start: SimTime,
     /// The start is drawn uniformly from [start, start + jitter] (a stream of its own).
-    pub jitter: u64,
-    pub stop: Option<u64>,
+    pub jitter: SimDuration,
+    pub stop: Option<SimTime>,
 }
 
 impl Schedule {
     #[inline]
-    pub fn active_at(&self, t: u64) -> bool {
+    pub fn active_at(&self, t: SimTime) -> bool {
         t >= self.start && self.stop.is_none_or(|s| t < s)
     }
 }
@@ -96,11 +98,11 @@ impl Schedule {
 /// (`Send`: a simulation runs on whichever thread the binding gives it.)
 pub trait Agent: Send {
     /// The flow's start time has come (senders; receivers are never started).
-    fn start(&mut self, _now: u64, _out: &mut Outbox) {}
+    fn start(&mut self, _now: SimTime, _out: &mut Outbox) {}
     /// A packet of this flow reached this endpoint.
-    fn on_packet(&mut self, now: u64, pkt: &Packet, out: &mut Outbox);
+    fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut Outbox);
     /// A timer armed through the outbox fired (stale ones included: check `gen`).
-    fn on_timer(&mut self, _now: u64, _kind: TimerKind, _gen: u32, _out: &mut Outbox) {}
+    fn on_timer(&mut self, _now: SimTime, _kind: TimerKind, _gen: u32, _out: &mut Outbox) {}
     /// Quantities worth tracing (congestion window, slow-start threshold, RTT estimate).
     fn gauges(&self, _out: &mut Vec<(&'static str, f64)>) {}
     /// Whether no timer event of this agent is pending, so that its slot can be given to another

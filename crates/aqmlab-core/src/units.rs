@@ -2,22 +2,27 @@
 //! (`"1.5Mbps"`) and byte sizes (`"64KB"`). Inside the engine time is integer nanoseconds,
 //! rates are integer bits per second and sizes integer bytes; conversion happens once, here.
 
-use std::ops::{Add, Sub};
+use std::ops::{Add, AddAssign, Sub};
+
+use serde::Serialize;
 
 /// Nanoseconds per second.
 pub const NS_PER_S: u64 = 1_000_000_000;
 
 /// A point in simulated time, in nanoseconds from the start of the run. `#[repr(transparent)]`
-/// over the `u64` it wraps: the event queue and the link model speak it at no cost, and a time
-/// cannot be passed where a duration or an id is meant. Code that still takes `u64` nanoseconds
-/// (agents, disciplines, statistics) converts at its edge ([`SimTime::ns`]).
+/// over the `u64` it wraps: the event queue, the link model and the agent contract speak it at
+/// no cost, and a time cannot be passed where a duration or an id is meant. Code that still
+/// takes `u64` nanoseconds (the TCP sender's inside, disciplines, statistics) converts at its
+/// edge ([`SimTime::ns`]). Serialised as the number of nanoseconds.
 #[repr(transparent)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
 pub struct SimTime(pub u64);
 
-/// A span of simulated time, in nanoseconds.
+/// A span of simulated time, in nanoseconds. Serialised as the number of nanoseconds.
 #[repr(transparent)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
 pub struct SimDuration(pub u64);
 
 impl SimTime {
@@ -43,6 +48,13 @@ impl Add<SimDuration> for SimTime {
     #[inline]
     fn add(self, d: SimDuration) -> SimTime {
         SimTime(self.0 + d.0)
+    }
+}
+
+impl AddAssign<SimDuration> for SimTime {
+    #[inline]
+    fn add_assign(&mut self, d: SimDuration) {
+        self.0 += d.0;
     }
 }
 

@@ -10,7 +10,7 @@ use crate::agent::{Agent, FlowIds, Outbox, Schedule, TimerKind, TimerReq};
 use crate::conf::{Fields, Rate, Result};
 use crate::packet::Packet;
 use crate::rng::SimRng;
-use crate::units::NS_PER_S;
+use crate::units::{SimDuration, SimTime, NS_PER_S};
 
 pub const INFO: FlowKindMeta = FlowKindMeta {
     name: "cbr",
@@ -71,11 +71,11 @@ impl Cbr {
         Cbr { p: p.clone(), ids, when, rng, bits_sent: 0, seq: 0 }
     }
 
-    fn next_time(&self) -> u64 {
-        self.when.start + (self.bits_sent * NS_PER_S as u128 / self.p.rate_bps as u128) as u64
+    fn next_time(&self) -> SimTime {
+        self.when.start + SimDuration((self.bits_sent * NS_PER_S as u128 / self.p.rate_bps as u128) as u64)
     }
 
-    fn emit(&mut self, now: u64, out: &mut Outbox) {
+    fn emit(&mut self, now: SimTime, out: &mut Outbox) {
         if !self.when.active_at(now) {
             return;
         }
@@ -88,11 +88,11 @@ impl Cbr {
 }
 
 impl Agent for Cbr {
-    fn start(&mut self, now: u64, out: &mut Outbox) {
+    fn start(&mut self, now: SimTime, out: &mut Outbox) {
         self.emit(now, out);
     }
-    fn on_packet(&mut self, _now: u64, _pkt: &Packet, _out: &mut Outbox) {}
-    fn on_timer(&mut self, now: u64, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
+    fn on_packet(&mut self, _now: SimTime, _pkt: &Packet, _out: &mut Outbox) {}
+    fn on_timer(&mut self, now: SimTime, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
         self.emit(now, out);
     }
 }

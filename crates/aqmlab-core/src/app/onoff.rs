@@ -14,7 +14,7 @@ use crate::agent::{Agent, FlowIds, Outbox, Schedule, TimerKind, TimerReq};
 use crate::conf::{Duration, Fields, Rate, Result};
 use crate::packet::Packet;
 use crate::rng::SimRng;
-use crate::units::NS_PER_S;
+use crate::units::{SimDuration, SimTime, NS_PER_S};
 
 pub const INFO: FlowKindMeta = FlowKindMeta {
     name: "onoff",
@@ -74,8 +74,8 @@ pub struct OnOff {
     when: Schedule,
     rng: SimRng,
     /// Start and end of the current on period.
-    on_start: u64,
-    on_end: u64,
+    on_start: SimTime,
+    on_end: SimTime,
     /// Bits sent in the current on period.
     bits: u128,
     seq: u64,
@@ -86,16 +86,16 @@ const EMIT: TimerKind = TimerKind(0);
 
 impl OnOff {
     pub fn new(p: &Params, ids: FlowIds, when: Schedule, rng: SimRng) -> Self {
-        OnOff { p: p.clone(), ids, when, rng, on_start: 0, on_end: 0, bits: 0, seq: 0 }
+        OnOff { p: p.clone(), ids, when, rng, on_start: SimTime::ZERO, on_end: SimTime::ZERO, bits: 0, seq: 0 }
     }
 
-    fn begin_on(&mut self, at: u64) {
+    fn begin_on(&mut self, at: SimTime) {
         self.on_start = at;
-        self.on_end = at + self.rng.exponential(self.p.mean_on_ns as f64).round() as u64;
+        self.on_end = at + SimDuration(self.rng.exponential(self.p.mean_on_ns as f64).round() as u64);
         self.bits = 0;
     }
 
-    fn emit(&mut self, now: u64, out: &mut Outbox) {
+    fn emit(&mut self, now: SimTime, out: &mut Outbox) {
         if !self.when.active_at(now) {
             return;
         }
@@ -103,9 +103,9 @@ impl OnOff {
         out.packets.push(Packet { seq: self.seq, ..Packet::data(self.ids.flow, self.ids.src, self.ids.dst, size) });
         self.seq += 1;
         self.bits += size as u128 * 8;
-        let mut next = self.on_start + (self.bits * NS_PER_S as u128 / self.p.rate_bps as u128) as u64;
+        let mut next = self.on_start + SimDuration((self.bits * NS_PER_S as u128 / self.p.rate_bps as u128) as u64);
         if next >= self.on_end {
-            let off = self.rng.exponential(self.p.mean_off_ns as f64).round() as u64;
+            let off = SimDuration(self.rng.exponential(self.p.mean_off_ns as f64).round() as u64);
             self.begin_on(self.on_end + off);
             next = self.on_start;
         }
@@ -114,12 +114,12 @@ impl OnOff {
 }
 
 impl Agent for OnOff {
-    fn start(&mut self, now: u64, out: &mut Outbox) {
+    fn start(&mut self, now: SimTime, out: &mut Outbox) {
         self.begin_on(now);
         self.emit(now, out);
     }
-    fn on_packet(&mut self, _now: u64, _pkt: &Packet, _out: &mut Outbox) {}
-    fn on_timer(&mut self, now: u64, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
+    fn on_packet(&mut self, _now: SimTime, _pkt: &Packet, _out: &mut Outbox) {}
+    fn on_timer(&mut self, now: SimTime, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
         self.emit(now, out);
     }
 }

@@ -16,6 +16,7 @@ use crate::agent::{Agent, FlowIds, Outbox, Schedule, TimerKind, TimerReq};
 use crate::conf::{Duration, Fields, Result};
 use crate::packet::{Packet, PacketKind};
 use crate::rng::SimRng;
+use crate::units::{SimDuration, SimTime};
 
 pub const INFO: FlowKindMeta = FlowKindMeta {
     name: "ping",
@@ -78,25 +79,25 @@ struct Pinger {
 const REQUEST: TimerKind = TimerKind(0);
 
 impl Pinger {
-    fn request(&mut self, now: u64, out: &mut Outbox) {
+    fn request(&mut self, now: SimTime, out: &mut Outbox) {
         if !self.when.active_at(now) {
             return;
         }
         out.packets.push(Packet { seq: self.seq, ..Packet::data(self.ids.flow, self.ids.src, self.ids.dst, self.p.size) });
         self.seq += 1;
-        out.timers.push(TimerReq { at: now + self.p.interval_ns, kind: REQUEST, gen: 0 });
+        out.timers.push(TimerReq { at: now + SimDuration(self.p.interval_ns), kind: REQUEST, gen: 0 });
     }
 }
 
 impl Agent for Pinger {
-    fn start(&mut self, now: u64, out: &mut Outbox) {
+    fn start(&mut self, now: SimTime, out: &mut Outbox) {
         self.request(now, out);
     }
     /// A reply: its request's round trip.
-    fn on_packet(&mut self, now: u64, pkt: &Packet, out: &mut Outbox) {
-        out.rtt_samples.push(now - pkt.echo);
+    fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut Outbox) {
+        out.rtt_samples.push(now.ns() - pkt.echo);
     }
-    fn on_timer(&mut self, now: u64, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
+    fn on_timer(&mut self, now: SimTime, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
         self.request(now, out);
     }
 }
@@ -107,7 +108,7 @@ struct Echo {
 }
 
 impl Agent for Echo {
-    fn on_packet(&mut self, _now: u64, pkt: &Packet, out: &mut Outbox) {
+    fn on_packet(&mut self, _now: SimTime, pkt: &Packet, out: &mut Outbox) {
         out.packets.push(Packet {
             kind: PacketKind::Ack,
             seq: pkt.seq,

@@ -9,7 +9,7 @@ use crate::agent::{Agent, FlowIds, Outbox, Schedule, TimerKind, TimerReq};
 use crate::conf::{Fields, Rate, Result};
 use crate::packet::Packet;
 use crate::rng::SimRng;
-use crate::units::NS_PER_S;
+use crate::units::{SimDuration, SimTime, NS_PER_S};
 
 pub const INFO: FlowKindMeta = FlowKindMeta {
     name: "poisson",
@@ -71,19 +71,19 @@ impl Poisson {
         Poisson { packet_size: p.packet_size, mean_gap_ns, ids, when, rng, seq: 0 }
     }
 
-    fn schedule_next(&mut self, now: u64, out: &mut Outbox) {
-        let gap = self.rng.exponential(self.mean_gap_ns).round() as u64;
+    fn schedule_next(&mut self, now: SimTime, out: &mut Outbox) {
+        let gap = SimDuration(self.rng.exponential(self.mean_gap_ns).round() as u64);
         out.timers.push(TimerReq { at: now + gap, kind: EMIT, gen: 0 });
     }
 }
 
 impl Agent for Poisson {
-    fn start(&mut self, now: u64, out: &mut Outbox) {
+    fn start(&mut self, now: SimTime, out: &mut Outbox) {
         // The first packet comes one exponential gap after the start, like every later one.
         self.schedule_next(now, out);
     }
-    fn on_packet(&mut self, _now: u64, _pkt: &Packet, _out: &mut Outbox) {}
-    fn on_timer(&mut self, now: u64, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
+    fn on_packet(&mut self, _now: SimTime, _pkt: &Packet, _out: &mut Outbox) {}
+    fn on_timer(&mut self, now: SimTime, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
         if !self.when.active_at(now) {
             return;
         }

@@ -2,11 +2,12 @@
 
 use crate::agent::{Agent, Outbox};
 use crate::packet::Packet;
+use crate::units::SimTime;
 
 pub struct Sink;
 
 impl Agent for Sink {
-    fn on_packet(&mut self, _now: u64, pkt: &Packet, out: &mut Outbox) {
+    fn on_packet(&mut self, _now: SimTime, pkt: &Packet, out: &mut Outbox) {
         out.goodput_bytes += pkt.size as u64;
     }
 }

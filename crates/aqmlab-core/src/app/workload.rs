@@ -23,7 +23,7 @@ use crate::conf::{Bytes, Fields, Result};
 use crate::packet::Packet;
 use crate::rng::SimRng;
 use crate::tcp::{Common, Defaults, Receiver, Sender};
-use crate::units::tx_time_ns;
+use crate::units::{tx_time_ns, SimDuration, SimTime};
 
 pub const INFO: FlowKindMeta = FlowKindMeta {
     name: "workload",
@@ -251,7 +251,7 @@ impl FlowKind for Params {
         true
     }
     fn connection(&self, ids: FlowIds, start: u64, bytes: u64) -> Option<(AnyAgent, AnyAgent)> {
-        let when = Schedule { start, jitter: 0, stop: None };
+        let when = Schedule { start: SimTime(start), jitter: SimDuration(0), stop: None };
         Some((
             AnyAgent::TcpSender(Sender::new(&self.common, Some(bytes), None, ids, when)),
             AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, false)),
@@ -279,21 +279,21 @@ struct Generator {
 const ARRIVAL: TimerKind = TimerKind(0);
 
 impl Generator {
-    fn schedule_next(&mut self, now: u64, out: &mut Outbox) {
+    fn schedule_next(&mut self, now: SimTime, out: &mut Outbox) {
         let gap = self.rng.exponential(self.mean_gap_ns).round() as u64;
-        out.timers.push(TimerReq { at: now + gap.max(1), kind: ARRIVAL, gen: 0 });
+        out.timers.push(TimerReq { at: now + SimDuration(gap.max(1)), kind: ARRIVAL, gen: 0 });
     }
 }
 
 impl Agent for Generator {
     /// The first flow comes one exponential gap after the start, like every later one.
-    fn start(&mut self, now: u64, out: &mut Outbox) {
+    fn start(&mut self, now: SimTime, out: &mut Outbox) {
         self.schedule_next(now, out);
     }
-    fn on_packet(&mut self, _now: u64, _pkt: &Packet, _out: &mut Outbox) {
+    fn on_packet(&mut self, _now: SimTime, _pkt: &Packet, _out: &mut Outbox) {
         debug_assert!(false, "flow {}: a workload's generator receives no packet", self.ids.flow);
     }
-    fn on_timer(&mut self, now: u64, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
+    fn on_timer(&mut self, now: SimTime, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
         if !self.when.active_at(now) {
             return;
         }

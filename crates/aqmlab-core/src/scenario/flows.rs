@@ -8,6 +8,7 @@ use super::{expansion, list_of_strings, Builder, FlowSpec, PairSpec};
 use crate::agent::Schedule;
 use crate::app::{self, FlowParams};
 use crate::conf::{Duration, Fields, Origin, Result, Table, Val};
+use crate::units::{SimDuration, SimTime};
 /// The keys every `[[flow]]` entry has (its kind reads the others).
 pub(super) struct FlowKeys {
     name: String,
@@ -18,9 +19,8 @@ pub(super) struct FlowKeys {
     dst: Vec<String>,
     kind: String,
     group: Option<String>,
-    start: Duration,
-    jitter: Duration,
-    stop: Option<Duration>,
+    /// `start`, `start_jitter` and `stop`.
+    when: Schedule,
 }
 
 /// `src` or `dst`: a node name, or a list of names and globs (required).
@@ -81,7 +81,8 @@ pub(super) fn read_flow_keys(f: &mut Fields, duration: u64) -> Result<FlowKeys> 
             ),
         )?;
     }
-    Ok(FlowKeys { name, count, indices, src, dst, kind, group, start, jitter, stop })
+    let when = Schedule { start: SimTime(start.0), jitter: SimDuration(jitter.0), stop: stop.map(|s| SimTime(s.0)) };
+    Ok(FlowKeys { name, count, indices, src, dst, kind, group, when })
 }
 
 impl Builder<'_> {
@@ -98,8 +99,7 @@ impl Builder<'_> {
             _ => format!("#{}", flows.len() + 1),
         };
         let mut f = Fields::new(self.src, format!("flow[{label}]"), t, at.clone());
-        let FlowKeys { name, count, indices, src, dst, kind, group, start, jitter, stop } =
-            read_flow_keys(&mut f, duration)?;
+        let FlowKeys { name, count, indices, src, dst, kind, group, when } = read_flow_keys(&mut f, duration)?;
         let kinds: Vec<&str> = app::REGISTRY.iter().map(|k| k.name).collect();
         let Some(info) = app::find(&kind) else {
             let hint = crate::suggest::did_you_mean(&kind, kinds.iter().copied());
@@ -190,7 +190,7 @@ impl Builder<'_> {
                     group: group.as_ref().map(|g| substitute(g, i)),
                     src: pairs[0].src,
                     dst: pairs[0].dst,
-                    when: Schedule { start: start.0, jitter: jitter.0, stop: stop.map(|s| s.0) },
+                    when,
                     params: params.clone(),
                     fwd: vec![],
                     rev: vec![],
@@ -229,7 +229,7 @@ impl Builder<'_> {
                 group: group.as_ref().map(|g| substitute(g, i)),
                 src: sid,
                 dst: did,
-                when: Schedule { start: start.0, jitter: jitter.0, stop: stop.map(|s| s.0) },
+                when,
                 params: params.clone(),
                 fwd,
                 rev,

@@ -16,7 +16,7 @@ use crate::sched::{Event, Scheduler};
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::hops::HopCounters;
 use crate::stats::{AppDelays, FlowCounters, LinkCounters, LinkIntegrals, Window};
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
 use crate::view::hops_by_flow;
 
 impl Simulation {
@@ -97,16 +97,16 @@ impl Simulation {
             let ids = FlowIds { flow: i as u32, src: f.src, dst: f.dst };
             // The start draw has its own stream, so jitter does not shift the flow's own draws.
             let mut when = f.when;
-            if when.jitter > 0 {
+            if when.jitter.ns() > 0 {
                 let u = SimRng::stream(seed, &format!("start:{}", f.name)).uniform();
-                when.start += (u * when.jitter as f64) as u64;
+                when.start += SimDuration((u * when.jitter.ns() as f64) as u64);
             }
             let weights: Vec<f64> = f.pairs.iter().map(|p| p.weight).collect();
             let rng = SimRng::stream(seed, &format!("flow:{}", f.name));
             let (sender, receiver) = f.params.build(ids, when, rng, &weights);
             agents.push(sender);
             agents.push(receiver);
-            sched.at(SimTime(when.start), Event::Start { agent: AgentId::sender(FlowId(i as u32)) });
+            sched.at(when.start, Event::Start { agent: AgentId::sender(FlowId(i as u32)) });
         }
         debug_assert!(
             hops_by_flow(sc).map(|(_, _, link)| link).eq(paths.iter().copied()),

@@ -8,6 +8,7 @@ use crate::app::workload::Hop;
 use crate::app::AnyAgent;
 use crate::ids::{AgentId, FlowId};
 use crate::stats::fct::FctRecord;
+use crate::units::SimTime;
 
 /// A connection of a workload, while it lasts.
 #[derive(Clone, Copy, Debug)]
@@ -121,7 +122,7 @@ impl Simulation {
         let agent = AgentId::sender(flow_id);
         self.agents[agent.index()] = sender;
         self.agents[AgentId::receiver(flow_id).index()] = receiver;
-        self.agents[agent.index()].inner_mut().start(now, &mut self.out);
+        self.agents[agent.index()].inner_mut().start(SimTime(now), &mut self.out);
         self.flush_outbox(now, agent)
     }
 

@@ -295,7 +295,7 @@ impl Simulation {
                 self.assert_invariants();
             }
             let (at, ev) = self.sched.pop().expect("peeked");
-            // Agents, disciplines and statistics take time as nanoseconds.
+            // Disciplines and statistics take time as nanoseconds (agents take `at`).
             let now = at.ns();
             self.events += 1;
             self.work += 1;
@@ -308,12 +308,12 @@ impl Simulation {
                 Event::Arrive { link, pkt } => self.arrive(now, link, pkt)?,
                 Event::Timer { agent, kind, gen, epoch } => {
                     if self.epoch_of(agent) == epoch {
-                        self.agents[agent.index()].inner_mut().on_timer(now, kind, gen, &mut self.out);
+                        self.agents[agent.index()].inner_mut().on_timer(at, kind, gen, &mut self.out);
                         self.flush_outbox(now, agent)?;
                     }
                 }
                 Event::Start { agent } => {
-                    self.agents[agent.index()].inner_mut().start(now, &mut self.out);
+                    self.agents[agent.index()].inner_mut().start(at, &mut self.out);
                     self.flush_outbox(now, agent)?;
                 }
                 Event::Wake { link } => {

@@ -70,7 +70,7 @@ impl Simulation {
             f.completed_at = Some(now);
         }
         for t in out.timers.drain(..) {
-            self.sched.at(SimTime(t.at.max(now)), Event::Timer { agent, kind: t.kind, gen: t.gen, epoch });
+            self.sched.at(t.at.max(SimTime(now)), Event::Timer { agent, kind: t.kind, gen: t.gen, epoch });
         }
         let timeouts = out.timeouts;
         let packets = std::mem::take(&mut out.packets);
@@ -406,7 +406,7 @@ impl Simulation {
                 return Ok(());
             }
         }
-        self.agents[agent.index()].inner_mut().on_packet(now, &p, &mut self.out);
+        self.agents[agent.index()].inner_mut().on_packet(SimTime(now), &p, &mut self.out);
         self.flush_outbox(now, agent)
     }
 }

@@ -10,7 +10,7 @@ use super::source::DataSource;
 use super::{Common, Receiver, Sender};
 use crate::agent::{Agent, FlowIds, Outbox, Schedule, TimerKind};
 use crate::packet::{flags, Packet};
-use crate::units::tx_time_ns;
+use crate::units::{tx_time_ns, SimDuration, SimTime};
 
 #[derive(Clone, Copy, Debug)]
 enum Ev {
@@ -77,7 +77,7 @@ impl Bench {
         delay_ns: u64,
     ) -> Self {
         let ids = FlowIds { flow: 0, src: 0, dst: 1 };
-        let when = Schedule { start: 0, jitter: 0, stop: None };
+        let when = Schedule { start: SimTime::ZERO, jitter: SimDuration(0), stop: None };
         let mut b = Bench {
             sender: Sender::new(c, total, source, ids, when),
             receiver: Receiver::new(c, ids, app_delay),
@@ -129,7 +129,7 @@ impl Bench {
             self.completed = Some(self.now);
         }
         for t in out.timers.drain(..) {
-            self.push(t.at.max(self.now), Ev::Timer { sender: from_sender, kind: t.kind, gen: t.gen });
+            self.push(t.at.ns().max(self.now), Ev::Timer { sender: from_sender, kind: t.kind, gen: t.gen });
         }
         for mut p in out.packets.drain(..) {
             p.sent_at = self.now;
@@ -159,7 +159,7 @@ impl Bench {
     /// Start the sender and run every event before `until`.
     pub fn run_until(&mut self, until: u64) {
         if self.now == 0 && self.next == 0 {
-            self.sender.start(0, &mut self.out);
+            self.sender.start(SimTime::ZERO, &mut self.out);
             self.flush(true);
         }
         while let Some(&Reverse((t, i))) = self.heap.peek() {
@@ -170,20 +170,20 @@ impl Bench {
             self.now = t;
             match self.events[i as usize].take().expect("each event once") {
                 Ev::ToReceiver(p) => {
-                    self.receiver.on_packet(t, &p, &mut self.out);
+                    self.receiver.on_packet(SimTime(t), &p, &mut self.out);
                     self.flush(false);
                 }
                 Ev::ToSender(p) => {
                     self.acks.push((t, p.ack));
-                    self.sender.on_packet(t, &p, &mut self.out);
+                    self.sender.on_packet(SimTime(t), &p, &mut self.out);
                     self.flush(true);
                 }
                 Ev::Timer { sender: true, kind, gen } => {
-                    self.sender.on_timer(t, kind, gen, &mut self.out);
+                    self.sender.on_timer(SimTime(t), kind, gen, &mut self.out);
                     self.flush(true);
                 }
                 Ev::Timer { sender: false, kind, gen } => {
-                    self.receiver.on_timer(t, kind, gen, &mut self.out);
+                    self.receiver.on_timer(SimTime(t), kind, gen, &mut self.out);
                     self.flush(false);
                 }
             }

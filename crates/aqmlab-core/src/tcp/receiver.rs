@@ -28,6 +28,7 @@ use std::collections::VecDeque;
 use super::{Common, Feedback, Timer};
 use crate::agent::{Agent, FlowIds, Outbox, TimerKind, TimerReq};
 use crate::packet::{flags, Packet, PacketKind, SackBlocks};
+use crate::units::{SimDuration, SimTime};
 
 /// The receiver's SACK state (RFC 2018): the out-of-order data as merged byte ranges, and the
 /// segments most recently reported, which say which ranges the next ACK repeats.
@@ -154,10 +155,10 @@ impl Receiver {
         self.rcv_nxt
     }
 
-    fn deliver(&mut self, now: u64, from: u64, to: u64, app_ts: u64, out: &mut Outbox) {
+    fn deliver(&mut self, now: SimTime, from: u64, to: u64, app_ts: u64, out: &mut Outbox) {
         out.goodput_bytes += to - from;
         if self.app_delay {
-            out.app_delay_samples.push(now - app_ts);
+            out.app_delay_samples.push(now.ns() - app_ts);
         }
         self.rcv_nxt = to;
     }
@@ -195,7 +196,7 @@ impl Receiver {
 }
 
 impl Agent for Receiver {
-    fn on_packet(&mut self, now: u64, pkt: &Packet, out: &mut Outbox) {
+    fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut Outbox) {
         if !pkt.is_data() {
             return;
         }
@@ -259,7 +260,7 @@ impl Agent for Receiver {
                 self.ack_now(None, false, out);
             } else if self.pending == 1 {
                 out.timers.push(TimerReq {
-                    at: now + self.delack_ns,
+                    at: now + SimDuration(self.delack_ns),
                     kind: Timer::DelAck.kind(),
                     gen: self.delack_gen,
                 });
@@ -267,7 +268,7 @@ impl Agent for Receiver {
         }
     }
 
-    fn on_timer(&mut self, _now: u64, kind: TimerKind, gen: u32, out: &mut Outbox) {
+    fn on_timer(&mut self, _now: SimTime, kind: TimerKind, gen: u32, out: &mut Outbox) {
         if Timer::of(kind) == Some(Timer::DelAck) && gen == self.delack_gen && self.pending > 0 {
             self.ack_now(None, false, out);
         }
@@ -290,7 +291,7 @@ mod tests {
     #[track_caller]
     fn seg(r: &mut Receiver, k: u64, sent_at: u64, fl: u8, out: &mut Outbox) -> Vec<Packet> {
         out.clear();
-        r.on_packet(sent_at + 10, &Packet { seq: k * SEG, sent_at, flags: fl, ..DATA }, out);
+        r.on_packet(SimTime(sent_at + 10), &Packet { seq: k * SEG, sent_at, flags: fl, ..DATA }, out);
         out.packets.clone()
     }
 
@@ -335,7 +336,7 @@ mod tests {
         let mut out = Outbox::default();
         assert!(seg(&mut r, 0, 7, 0, &mut out).is_empty());
         let timer = out.timers[0];
-        assert_eq!((timer.kind, timer.at), (Timer::DelAck.kind(), 7 + 10 + 100_000_000));
+        assert_eq!((timer.kind, timer.at), (Timer::DelAck.kind(), SimTime(7 + 10 + 100_000_000)));
         let a = seg(&mut r, 1, 8, 0, &mut out);
         assert_eq!((a[0].ack, a[0].echo), (2 * SEG, 7), "the second segment is acknowledged, echoing the first");
         out.clear();

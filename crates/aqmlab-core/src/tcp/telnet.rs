@@ -17,6 +17,7 @@ use super::source::DataSource;
 use super::Timer;
 use crate::agent::{Outbox, TimerReq};
 use crate::rng::SimRng;
+use crate::units::SimTime;
 
 /// The keystroke process feeding a Telnet sender.
 pub struct Keystrokes {
@@ -37,7 +38,7 @@ impl Keystrokes {
     /// Arm the timer for the next keystroke.
     fn schedule_next(&mut self, now: u64, out: &mut Outbox) {
         let gap = self.rng.exponential(self.mean_gap_ns).round() as u64;
-        out.timers.push(TimerReq { at: now + gap.max(1), kind: Timer::App.kind(), gen: 0 });
+        out.timers.push(TimerReq { at: SimTime(now + gap.max(1)), kind: Timer::App.kind(), gen: 0 });
     }
 }
 

@@ -103,7 +103,7 @@ fn a_glob_reaches_every_matching_entry() {
     }
     assert_eq!(sc.notes.len(), 2, "b1 and b2 switched (s1->r1 was DropTail already): {:?}", sc.notes);
     let sc = parse(&[("flow.tcp*.start", "1s")]).unwrap();
-    let starts: Vec<u64> = sc.flows.iter().map(|f| f.when.start).collect();
+    let starts: Vec<u64> = sc.flows.iter().map(|f| f.when.start.ns()).collect();
     assert_eq!(starts, [1_000_000_000, 1_000_000_000, 0]);
 }
 

@@ -28,6 +28,7 @@ use super::source::DataSource;
 use super::{Common, Feedback, Timer};
 use crate::agent::{Agent, FlowIds, Outbox, Schedule, TimerKind};
 use crate::packet::{flags, Packet};
+use crate::units::SimTime;
 
 mod ack;
 mod delivery;
@@ -222,8 +223,11 @@ impl Sender {
     }
 }
 
+/// The sender keeps nanoseconds inside (its rooms, the RTT estimator, the controls, the
+/// packets' stamps): each entry point unwraps the contract's typed time at once.
 impl Agent for Sender {
-    fn start(&mut self, now: u64, out: &mut Outbox) {
+    fn start(&mut self, now: SimTime, out: &mut Outbox) {
+        let now = now.ns();
         if self.opening == Opening::Closed {
             self.opening = Opening::SynSent { first: now, sends: 0 };
             return self.send_syn(now, out);
@@ -231,7 +235,8 @@ impl Agent for Sender {
         self.begin_data(now, out);
     }
 
-    fn on_packet(&mut self, now: u64, pkt: &Packet, out: &mut Outbox) {
+    fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut Outbox) {
+        let now = now.ns();
         if self.done || pkt.is_data() {
             return;
         }
@@ -254,7 +259,8 @@ impl Agent for Sender {
         }
     }
 
-    fn on_timer(&mut self, now: u64, kind: TimerKind, gen: u32, out: &mut Outbox) {
+    fn on_timer(&mut self, now: SimTime, kind: TimerKind, gen: u32, out: &mut Outbox) {
+        let now = now.ns();
         let Some(timer) = Timer::of(kind) else { return };
         if self.done {
             return;
@@ -278,7 +284,7 @@ impl Agent for Sender {
                 }
             }
             Timer::App => {
-                if self.when.stop.is_some_and(|s| now >= s) {
+                if self.when.stop.is_some_and(|s| now >= s.ns()) {
                     return;
                 }
                 let mss = self.mss;

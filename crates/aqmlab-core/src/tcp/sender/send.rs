@@ -28,7 +28,7 @@ impl Sender {
     pub(super) fn limit(&self, now: u64) -> u64 {
         let supplied = self.source.as_ref().map_or(u64::MAX, |s| s.supplied());
         let cap = supplied.min(self.total.unwrap_or(u64::MAX));
-        if self.when.stop.is_some_and(|s| now >= s) {
+        if self.when.stop.is_some_and(|s| now >= s.ns()) {
             cap.min(self.snd_max)
         } else {
             cap

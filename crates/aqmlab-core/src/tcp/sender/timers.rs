@@ -31,6 +31,7 @@ use super::super::rtt::MAX_BACKOFF_SHIFT;
 use super::super::Timer;
 use super::Sender;
 use crate::agent::{Outbox, TimerReq};
+use crate::units::SimTime;
 
 /// A one-shot timer re-armed lazily (see the module doc).
 #[derive(Clone, Copy, Debug)]
@@ -58,7 +59,7 @@ impl LazyTimer {
         if self.pending.is_none_or(|p| p > at) {
             self.gen = self.gen.wrapping_add(1);
             self.pending = Some(at);
-            out.timers.push(TimerReq { at, kind: self.kind.kind(), gen: self.gen });
+            out.timers.push(TimerReq { at: SimTime(at), kind: self.kind.kind(), gen: self.gen });
         }
     }
 
@@ -273,7 +274,7 @@ mod tests {
         assert!(!t.fire(100, first.gen, &mut out), "superseded");
         t.set(120, &mut out);
         assert!(!t.fire(80, second.gen, &mut out), "deadline moved to 120: re-armed");
-        assert_eq!(out.timers[0].at, 120);
+        assert_eq!(out.timers[0].at, SimTime(120));
         assert!(t.fire(120, out.timers[0].gen, &mut out));
         t.set(200, &mut out);
         t.cancel();
