@@ -2,8 +2,9 @@
 //!
 //! Layers, bottom up:
 //! - [`units`], [`ids`], [`rng`]: integer time (ns; typed as [`units::SimTime`] where the event
-//!   queue, the link model and the agent contract meet it), rates (bit/s), sizes (bytes); typed
-//!   link, flow and agent ids; per-component random streams derived from (seed, name);
+//!   queue, the link model, the agent contract and the disciplines' context meet it), rates
+//!   (bit/s), sizes (bytes); typed link, flow and agent ids; per-component random streams
+//!   derived from (seed, name);
 //! - [`sched`]: the event queue (a radix heap), ordered by (time, insertion sequence);
 //! - [`packet`]: packets as small records in an arena;
 //! - [`qdisc`]: queue disciplines, one per file, behind one contract;

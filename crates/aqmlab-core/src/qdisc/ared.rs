@@ -240,7 +240,7 @@ impl Ared {
 
 impl QueueDisc for Ared {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        self.adapt(cx.now);
+        self.adapt(cx.now.ns());
         self.red.enqueue(pkt, cx)
     }
 

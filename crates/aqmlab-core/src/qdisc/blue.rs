@@ -144,11 +144,11 @@ impl Blue {
 impl QueueDisc for Blue {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         if self.fifo.overflows(self.limit, cx.pkts[pkt].size) {
-            self.core.on_congestion(cx.now);
+            self.core.on_congestion(cx.now.ns());
             return Verdict::Dropped(DropReason::Overflow);
         }
         if self.threshold.is_some_and(|l| self.fifo.len() >= l as usize) {
-            self.core.on_congestion(cx.now);
+            self.core.on_congestion(cx.now.ns());
         }
         let mut verdict = Verdict::Enqueued;
         if cx.rng.chance(self.core.p_m) {
@@ -166,7 +166,7 @@ impl QueueDisc for Blue {
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
         let next = self.fifo.pop(cx.pkts);
         if next.is_none() {
-            self.core.on_idle(cx.now);
+            self.core.on_idle(cx.now.ns());
         }
         next
     }

@@ -61,6 +61,7 @@ use super::flow_queues::{fattest, flow_hash, reduce};
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{choice_enum, Bytes, Choice, Duration, Fields, Limit, Result};
 use crate::packet::{flags, Packet, PacketId};
+use crate::units::{tx_time_ns, SimDuration, SimTime};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "cake",
@@ -254,7 +255,7 @@ pub struct Cake {
     tags: Vec<Option<u64>>,
     /// The shaper (`bandwidth`): when the next packet may leave, and whether the last dequeue
     /// was held back by it.
-    next_send: u64,
+    next_send: SimTime,
     shaped: bool,
 }
 
@@ -298,7 +299,7 @@ impl Cake {
             len: 0,
             bytes: 0,
             tags: vec![None; QUEUES],
-            next_send: 0,
+            next_send: SimTime::ZERO,
             shaped: false,
         }
     }
@@ -346,12 +347,12 @@ impl Cake {
             while let Some((pkt, enqueued)) = q.fifo.pop(cx.pkts) {
                 self.len -= 1;
                 self.bytes -= cx.pkts[pkt].size as u64;
-                let sojourn = cx.now.saturating_sub(enqueued);
+                let sojourn = cx.now.ns().saturating_sub(enqueued);
                 // Above target only beyond 4 MTU times too (cobalt_should_drop's condition).
                 let sojourn = if sojourn > 4 * self.t.mtu_time_ns { sojourn } else { 0 };
                 let u = if q.cvars.p_drop > 0.0 { cx.rng.uniform() } else { 1.0 };
                 let can_mark = cx.pkts[pkt].has(flags::ECT);
-                let d = q.cvars.should_drop(&self.cobalt, cx.now, sojourn, u, can_mark);
+                let d = q.cvars.should_drop(&self.cobalt, cx.now.ns(), sojourn, u, can_mark);
                 if cobalt::apply(d, pkt, can_mark, q.fifo.is_empty(), cx) {
                     continue;
                 }
@@ -360,8 +361,8 @@ impl Cake {
             }
             let Some(pkt) = chosen else {
                 // Found empty: decaying while its COBALT state is not at rest, else off the lists.
-                q.cvars.queue_empty(&self.cobalt, cx.now);
-                let resting = q.cvars.p_drop == 0.0 && q.cvars.count == 0 && cx.now >= q.cvars.drop_next;
+                q.cvars.queue_empty(&self.cobalt, cx.now.ns());
+                let resting = q.cvars.p_drop == 0.0 && q.cvars.count == 0 && cx.now.ns() >= q.cvars.drop_next;
                 let was = q.set;
                 match list {
                     0 => self.new_list.pop_front(),
@@ -483,7 +484,7 @@ impl QueueDisc for Cake {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         let packet = cx.pkts[pkt];
         let idx = self.classify(&packet, cx);
-        self.queues[idx].fifo.push(pkt, cx.now, cx.pkts);
+        self.queues[idx].fifo.push(pkt, cx.now.ns(), cx.pkts);
         self.len += 1;
         self.bytes += packet.size as u64;
         match self.queues[idx].set {
@@ -508,7 +509,7 @@ impl QueueDisc for Cake {
         }
         let mut arrival_dropped = false;
         while self.bytes > self.t.buffer_bytes {
-            let victim = self.drop_from_fattest(cx.now, cx.pkts);
+            let victim = self.drop_from_fattest(cx.now.ns(), cx.pkts);
             if victim == pkt {
                 arrival_dropped = true;
             } else {
@@ -529,11 +530,11 @@ impl QueueDisc for Cake {
             return None;
         }
         let pkt = self.dequeue_unshaped(cx)?;
-        self.next_send = self.next_send.max(cx.now) + crate::units::tx_time_ns(cx.pkts[pkt].size, bandwidth);
+        self.next_send = self.next_send.max(cx.now) + SimDuration(tx_time_ns(cx.pkts[pkt].size, bandwidth));
         Some(pkt)
     }
 
-    fn ready_at(&self) -> Option<u64> {
+    fn ready_at(&self) -> Option<SimTime> {
         self.shaped.then_some(self.next_send)
     }
 

@@ -211,26 +211,26 @@ impl Cobalt {
 impl QueueDisc for Cobalt {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         if self.p.limit.overflows(self.fifo.len(), self.fifo.bytes(), cx.pkts[pkt].size) {
-            self.vars.queue_full(&self.p, cx.now);
+            self.vars.queue_full(&self.p, cx.now.ns());
             return Verdict::Dropped(DropReason::Overflow);
         }
-        self.fifo.push(pkt, cx.now, cx.pkts);
+        self.fifo.push(pkt, cx.now.ns(), cx.pkts);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
         loop {
             let Some((pkt, enqueued)) = self.fifo.pop(cx.pkts) else {
-                self.vars.queue_empty(&self.p, cx.now);
+                self.vars.queue_empty(&self.p, cx.now.ns());
                 return None;
             };
-            let sojourn = cx.now.saturating_sub(enqueued);
+            let sojourn = cx.now.ns().saturating_sub(enqueued);
             if self.p.blue_threshold.is_some_and(|b| sojourn > b.0) {
-                self.vars.queue_full(&self.p, cx.now);
+                self.vars.queue_full(&self.p, cx.now.ns());
             }
             let u = if self.vars.p_drop > 0.0 { cx.rng.uniform() } else { 1.0 };
             let can_mark = self.p.ecn && cx.pkts[pkt].has(flags::ECT);
-            let d = self.vars.should_drop(&self.p, cx.now, sojourn, u, can_mark);
+            let d = self.vars.should_drop(&self.p, cx.now.ns(), sojourn, u, can_mark);
             if apply(d, pkt, can_mark, self.fifo.is_empty(), cx) {
                 continue;
             }

@@ -195,7 +195,7 @@ impl CodelVars {
     /// RFC 8289's `dequeue` over `q`: the packet to send, if any. Drops go to `cx.victims` with
     /// reason `codel`, marks through `cx.mark`.
     pub fn dequeue(&mut self, p: &CodelParams, q: &mut impl CodelQueue, cx: &mut QdiscCtx) -> Option<PacketId> {
-        let now = cx.now;
+        let now = cx.now.ns();
         let mut head = self.dodequeue(p, q, now, cx.pkts);
         let Some(mut pkt) = head.pkt else {
             self.dropping = false;
@@ -345,7 +345,7 @@ impl QueueDisc for Codel {
         if self.limit.overflows(self.queue.len(), self.queue.bytes(), cx.pkts[pkt].size) {
             return Verdict::Dropped(DropReason::Overflow);
         }
-        self.queue.push(pkt, cx.now, cx.pkts);
+        self.queue.push(pkt, cx.now.ns(), cx.pkts);
         Verdict::Enqueued
     }
 
@@ -378,6 +378,7 @@ pub fn flow_state_entries(_: &Params, _n_flows: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use crate::units::SimTime;
     use super::super::harness::{hammer, link, Harness};
     use super::*;
     use crate::conf::{parse_toml, Origin, Source};
@@ -499,7 +500,7 @@ mod tests {
                 let now = t + CLOCK_BASE;
                 let mut q = Scripted { next_sojourn: sojourn(t), now, backlog: 10_000 };
                 let mut cx = QdiscCtx {
-                    now,
+                    now: SimTime(now),
                     rng: &mut self.rng,
                     pkts: &mut self.pkts,
                     victims: &mut victims,

@@ -8,6 +8,7 @@
 //! Longer than 600 lines: the driver and the checks (about 310 lines) are followed by the tests
 //! that run every discipline through them, and the regressions the fuzz targets found.
 
+use crate::units::SimTime;
 use std::collections::BTreeMap;
 
 use super::{DropReason, LinkInfo, QdiscCtx, QueueDisc, Verdict};
@@ -85,7 +86,7 @@ impl<Q: QueueDisc> Line<Q> {
         self.offered.push((pkt.size, Fate::Queued));
         let in_service = self.wire.map(|(w, _)| w);
         let mut cx = QdiscCtx {
-            now: t,
+            now: SimTime(t),
             rng: &mut self.rng,
             pkts: &mut self.pkts,
             victims: &mut self.victims,
@@ -164,7 +165,7 @@ impl<Q: QueueDisc> Line<Q> {
     fn start(&mut self) {
         debug_assert!(self.wire.is_none());
         let mut cx = QdiscCtx {
-            now: self.now,
+            now: SimTime(self.now),
             rng: &mut self.rng,
             pkts: &mut self.pkts,
             victims: &mut self.victims,
@@ -197,7 +198,7 @@ impl<Q: QueueDisc> Line<Q> {
                     self.check();
                 }
                 // A shaper holding its head back: the idle line asks again when it may go.
-                None => match self.q.ready_at() {
+                None => match self.q.ready_at().map(SimTime::ns) {
                     Some(w) if w <= t => {
                         assert!(w >= self.now, "ready_at {w} is in the past ({})", self.now);
                         self.now = w;
@@ -228,7 +229,7 @@ impl<Q: QueueDisc> Line<Q> {
 
     /// Run until the line is idle and the queue empty.
     pub fn drain(&mut self) {
-        while let Some(end) = self.wire.map(|(_, end)| end).or_else(|| self.q.ready_at()) {
+        while let Some(end) = self.wire.map(|(_, end)| end).or_else(|| self.q.ready_at().map(SimTime::ns)) {
             self.run_until(end);
         }
         assert_eq!(self.q.len(), 0, "an idle line with packets queued");
@@ -722,7 +723,7 @@ pub mod fuzz {
         fn is_full(&self, size: u32) -> bool {
             self.0.inner().is_full(size)
         }
-        fn ready_at(&self) -> Option<u64> {
+        fn ready_at(&self) -> Option<SimTime> {
             self.0.inner().ready_at()
         }
         fn may_drop_in_service(&self) -> bool {

@@ -274,7 +274,7 @@ impl DecBit {
 
 impl QueueDisc for DecBit {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        let now = cx.now;
+        let now = cx.now.ns();
         self.busy = cx.in_service.is_some();
         let n_before = self.queue.len() as u32 + self.busy as u32;
         self.avg.set(now, n_before);
@@ -308,7 +308,7 @@ impl QueueDisc for DecBit {
         // Called when the line is free: a transmission just ended (if one was under way).
         let next = self.queue.pop_front();
         self.busy = next.is_some();
-        self.avg.set(cx.now, self.queue.len() as u32 + self.busy as u32);
+        self.avg.set(cx.now.ns(), self.queue.len() as u32 + self.busy as u32);
         let pkt = next?;
         let size = cx.pkts[pkt].size;
         self.bytes -= size as u64;

@@ -333,21 +333,21 @@ impl DualPi2 {
 
 impl QueueDisc for DualPi2 {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        self.catch_up(cx.now);
+        self.catch_up(cx.now.ns());
         let size = cx.pkts[pkt].size;
         if self.p.limit.overflows(self.len(), self.bytes(), size) {
             return Verdict::Dropped(DropReason::Overflow);
         }
         if is_l4s(cx.pkts[pkt].flags) {
-            self.l.push(pkt, cx.now, cx.pkts);
+            self.l.push(pkt, cx.now.ns(), cx.pkts);
         } else {
-            self.c.push(pkt, cx.now, cx.pkts);
+            self.c.push(pkt, cx.now.ns(), cx.pkts);
         }
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
-        self.catch_up(cx.now);
+        self.catch_up(cx.now.ns());
         let k = self.p.coupling_factor;
         let overload = k * self.prob > 1.0;
         let (wc, wl) = self.weights();
@@ -390,7 +390,7 @@ impl QueueDisc for DualPi2 {
             }
             if act && cx.rng.chance(k * self.prob) {
                 cx.mark(pkt, DropReason::DualPi2);
-            } else if cx.now.saturating_sub(enqueued) >= self.p.step_thresh.0
+            } else if cx.now.ns().saturating_sub(enqueued) >= self.p.step_thresh.0
                 && self.l.len() + 1 >= self.p.min_qlen_step as usize
             {
                 cx.mark(pkt, DropReason::Step);

@@ -484,7 +484,7 @@ impl Fq {
 
     /// The enqueue decision, also returning the arrival's conversation (for fq_bit).
     pub(crate) fn admit(&mut self, id: PacketId, cx: &mut QdiscCtx) -> (Verdict, usize) {
-        self.advance(cx.now);
+        self.advance(cx.now.ns());
         let pkt = cx.pkts[id];
         let key = self.p.user.key(&pkt);
         let (c, new) = self.index.get_or_insert(key);
@@ -549,10 +549,10 @@ impl Fq {
         }
 
         let conv = &mut self.convs[c];
-        let slot = Slot { pkt: id, size, bid: b, arrived: cx.now, seq: self.seq };
+        let slot = Slot { pkt: id, size, bid: b, arrived: cx.now.ns(), seq: self.seq };
         self.seq += 1;
         if conv.queue.is_empty() {
-            self.heads.push(Reverse(Head { bid: b, arrived: cx.now, key, seq: slot.seq, conv: c as u32 }));
+            self.heads.push(Reverse(Head { bid: b, arrived: cx.now.ns(), key, seq: slot.seq, conv: c as u32 }));
         }
         conv.queue.push_back(slot);
         conv.bytes += size as u64;
@@ -568,7 +568,7 @@ impl QueueDisc for Fq {
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
-        self.advance(cx.now);
+        self.advance(cx.now.ns());
         while let Some(Reverse(h)) = self.heads.pop() {
             let conv = &mut self.convs[h.conv as usize];
             match conv.queue.front() {
@@ -619,6 +619,7 @@ pub fn flow_state_entries(_: &Params, n_flows: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use crate::units::SimTime;
     use super::super::harness::Harness;
     use super::*;
     use crate::packet::PacketArena;
@@ -950,7 +951,7 @@ mod tests {
             let before = q.counters.discarded_nanobits;
             let id = pkts.alloc(Packet::data(c as u32, c as u32, 99, bytes));
             let mut cx = QdiscCtx {
-                now: t,
+                now: SimTime(t),
                 rng: &mut qrng,
                 pkts: &mut pkts,
                 victims: &mut victims,

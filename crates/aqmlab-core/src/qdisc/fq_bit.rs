@@ -130,6 +130,7 @@ pub fn flow_state_entries(_: &Params, n_flows: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use crate::units::SimTime;
     use super::super::harness::{link, Harness};
     use super::*;
     use crate::conf::Bytes;
@@ -179,7 +180,7 @@ mod tests {
         let marked: Vec<bool> = std::iter::from_fn(|| {
             let mut cx =
                 QdiscCtx {
-                now: 0,
+                now: SimTime::ZERO,
                 rng: &mut h.rng,
                 pkts: &mut h.pkts,
                 victims: &mut h.victims,

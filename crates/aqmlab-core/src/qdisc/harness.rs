@@ -75,7 +75,7 @@ impl<Q: QueueDisc> Harness<Q> {
         let id = self.pkts.alloc(Packet { seq, ..packet });
         let before = self.q.len();
         let mut cx = QdiscCtx {
-            now: self.now,
+            now: SimTime(self.now),
             rng: &mut self.rng,
             pkts: &mut self.pkts,
             victims: &mut self.victims,
@@ -110,7 +110,7 @@ impl<Q: QueueDisc> Harness<Q> {
     /// Take the next packet; returns its flow.
     pub fn serve(&mut self) -> Option<u32> {
         let mut cx = QdiscCtx {
-            now: self.now,
+            now: SimTime(self.now),
             rng: &mut self.rng,
             pkts: &mut self.pkts,
             victims: &mut self.victims,

@@ -26,6 +26,7 @@ use serde::Serialize;
 use crate::conf::{Fields, Limit, Origin, Result, Source, Table};
 use crate::packet::{PacketArena, PacketId};
 use crate::rng::SimRng;
+use crate::units::SimTime;
 
 #[cfg(test)]
 mod conformance;
@@ -162,8 +163,8 @@ pub enum Verdict {
 
 /// What a discipline may use while deciding.
 pub struct QdiscCtx<'a> {
-    /// Current time, ns.
-    pub now: u64,
+    /// Current time.
+    pub now: SimTime,
     pub rng: &'a mut SimRng,
     pub pkts: &'a mut PacketArena,
     /// Packets removed from the queue (or on dequeue) with their reasons. Naming the packet
@@ -220,7 +221,7 @@ pub trait QueueDisc {
     }
     /// For a discipline that holds packets back (a shaper): when it will let the next one go,
     /// if its last `dequeue` held one back; the link is woken then. Work-conserving ones: never.
-    fn ready_at(&self) -> Option<u64> {
+    fn ready_at(&self) -> Option<SimTime> {
         None
     }
     /// Whether an arrival may name the packet in transmission (`cx.in_service`) as a victim,
@@ -346,7 +347,7 @@ macro_rules! disciplines {
                 match self { $( AnyQdisc::$ivariant(q) => q.bytes(), )* $( AnyQdisc::$bvariant(q) => q.bytes(), )* }
             }
             #[inline]
-            fn ready_at(&self) -> Option<u64> {
+            fn ready_at(&self) -> Option<SimTime> {
                 match self { $( AnyQdisc::$ivariant(q) => q.ready_at(), )* $( AnyQdisc::$bvariant(q) => q.ready_at(), )* }
             }
             fn may_drop_in_service(&self) -> bool {

@@ -306,7 +306,7 @@ impl PieVars {
     /// An arrival to `queue` at `cx.now`: `Dropped(pie)`, `Marked(pie)` or `Enqueued`. The
     /// caller checks the buffer first.
     pub fn on_arrival(&mut self, p: &PieParams, queue: &StampedFifo, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        self.catch_up(p, cx.now, queue.bytes());
+        self.catch_up(p, cx.now.ns(), queue.bytes());
         let size = cx.pkts[pkt].size;
         let rng = &mut *cx.rng;
         if !self.drop_early(p, size, queue.bytes(), || rng.uniform()) {
@@ -323,9 +323,9 @@ impl PieVars {
     /// The head of `queue` leaves at `cx.now`: the delay estimate is its sojourn time (0 when
     /// it leaves the queue empty).
     pub fn dequeue(&mut self, p: &PieParams, queue: &mut StampedFifo, cx: &mut QdiscCtx) -> Option<PacketId> {
-        self.catch_up(p, cx.now, queue.bytes());
+        self.catch_up(p, cx.now.ns(), queue.bytes());
         let (pkt, enqueued) = queue.pop(cx.pkts)?;
-        self.qdelay = if queue.is_empty() { 0 } else { cx.now.saturating_sub(enqueued) };
+        self.qdelay = if queue.is_empty() { 0 } else { cx.now.ns().saturating_sub(enqueued) };
         Some(pkt)
     }
 
@@ -378,7 +378,7 @@ impl QueueDisc for Pie {
         }
         let verdict = self.vars.on_arrival(&self.p, &self.queue, pkt, cx);
         if !matches!(verdict, Verdict::Dropped(_)) {
-            self.queue.push(pkt, cx.now, cx.pkts);
+            self.queue.push(pkt, cx.now.ns(), cx.pkts);
         }
         verdict
     }

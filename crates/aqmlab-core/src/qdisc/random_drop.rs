@@ -174,6 +174,7 @@ pub fn flow_state_entries(_: &Params, _n_flows: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use crate::units::SimTime;
     use super::super::harness::{link, Harness};
     use super::*;
     use crate::packet::{Packet, PacketArena};
@@ -292,7 +293,7 @@ mod tests {
             let ids: Vec<PacketId> = (0..3).map(|f| pkts.alloc(Packet::data(f, f, 99, 100))).collect();
             let mut cx =
                 QdiscCtx {
-                now: 0,
+                now: SimTime::ZERO,
                 rng: &mut rng,
                 pkts: &mut pkts,
                 victims: &mut victims,

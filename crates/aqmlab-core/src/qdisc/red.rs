@@ -363,7 +363,7 @@ impl Red {
 impl QueueDisc for Red {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         let idle = self.fifo.is_empty() && cx.in_service.is_none();
-        self.core.update_avg(cx.now, self.fifo.len(), idle);
+        self.core.update_avg(cx.now.ns(), self.fifo.len(), idle);
         let mut verdict = Verdict::Enqueued;
         match self.core.decide(cx.rng) {
             RedAction::Admit => {}
@@ -395,7 +395,7 @@ impl QueueDisc for Red {
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
         let next = self.fifo.pop(cx.pkts);
         if next.is_none() {
-            self.core.went_idle(cx.now);
+            self.core.went_idle(cx.now.ns());
         }
         next
     }
@@ -425,6 +425,7 @@ pub fn flow_state_entries(_: &Params, _n_flows: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use crate::units::SimTime;
     use super::super::harness::{hammer, link, Harness};
     use super::*;
     use crate::conf::{parse_toml, Origin, Source};
@@ -558,7 +559,7 @@ mod tests {
         let id = h.pkts.alloc(crate::packet::Packet { flags: flags::ECT, ..crate::packet::Packet::data(1, 0, 1, 100) });
         let mut cx =
             QdiscCtx {
-            now: h.now,
+            now: SimTime(h.now),
             rng: &mut h.rng,
             pkts: &mut h.pkts,
             victims: &mut h.victims,

@@ -338,7 +338,7 @@ impl QueueDisc for Sfb {
         if self.p.limit.overflows(self.queue.len(), self.bytes, size) {
             return Verdict::Dropped(DropReason::Overflow);
         }
-        self.clock(cx.now, cx.rng);
+        self.clock(cx.now.ns(), cx.rng);
         let (p_min, q_min) = self.update_bins(self.current, flow);
         let standby = self.current ^ 1;
         if self.double_buffering {
@@ -350,8 +350,8 @@ impl QueueDisc for Sfb {
             SfbAction::Admit => {}
             SfbAction::BinFull => return Verdict::Dropped(DropReason::FlowLimit),
             SfbAction::RateLimit => {
-                self.tokens = refill(self.tokens, self.token_time, cx.now, self.p.penalty_rate, self.p.penalty_burst);
-                self.token_time = cx.now;
+                self.tokens = refill(self.tokens, self.token_time, cx.now.ns(), self.p.penalty_rate, self.p.penalty_burst);
+                self.token_time = cx.now.ns();
                 if self.tokens < 1.0 {
                     return Verdict::Dropped(DropReason::RateLimit);
                 }

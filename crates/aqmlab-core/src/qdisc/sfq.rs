@@ -144,16 +144,16 @@ impl Sfq {
         if self.seed.is_none() {
             self.seed = Some(draw_seed(cx.rng));
             if interval > 0 {
-                self.next_perturb = next_multiple(cx.now, interval);
+                self.next_perturb = next_multiple(cx.now.ns(), interval);
             }
             return;
         }
-        if cx.now < self.next_perturb {
+        if cx.now.ns() < self.next_perturb {
             return;
         }
         self.seed = Some(draw_seed(cx.rng));
         self.perturbations += 1;
-        self.next_perturb = next_multiple(cx.now, interval);
+        self.next_perturb = next_multiple(cx.now.ns(), interval);
         for (pkt, size) in self.queues.take_all() {
             let b = self.bucket(cx.pkts[pkt].flow);
             if self.queues.backlog(b).0 >= self.p.depth as usize {
@@ -212,6 +212,7 @@ pub fn flow_state_entries(p: &Params, _n_flows: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use crate::units::SimTime;
     use super::super::drr::tests::run_line;
     use super::super::harness::{hammer, link, Harness};
     use super::*;
@@ -282,7 +283,7 @@ mod tests {
         let mut last = [0u32; 6];
         while let Some(id) = {
             let mut cx = QdiscCtx {
-                now: h.now,
+                now: SimTime(h.now),
                 rng: &mut h.rng,
                 pkts: &mut h.pkts,
                 victims: &mut h.victims,

@@ -300,7 +300,7 @@ impl Sred {
 
 impl QueueDisc for Sred {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        let hit = self.zl.observe(cx.pkts[pkt].flow, cx.now, cx.rng);
+        let hit = self.zl.observe(cx.pkts[pkt].flow, cx.now.ns(), cx.rng);
         let p1 = sred_p1(self.fifo.len() as f64, self.buffer, self.p_max);
         let p = sred_p3(p1, self.zl.hit_rate(), hit).min(1.0);
         if cx.rng.chance(p) {

@@ -24,6 +24,7 @@ use serde::Serialize;
 use super::{AnyQdisc, DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Bytes, Fields, Limit, Rate, Result};
 use crate::packet::PacketId;
+use crate::units::{SimDuration, SimTime};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "tbf",
@@ -73,14 +74,14 @@ pub struct Tbf {
     capacity: u128,
     tokens: u128,
     /// When the tokens were last brought up to date.
-    updated: u64,
+    updated: SimTime,
     inner: AnyQdisc,
     /// The head, taken from the inner discipline but not yet allowed to leave.
     held: Option<(PacketId, u32)>,
     /// The largest packet that passes: the bucket, bytes.
     max_size: u64,
     /// When the bucket will hold the head, if it did not at the last dequeue.
-    ready: Option<u64>,
+    ready: Option<SimTime>,
 }
 
 const NS: u128 = 1_000_000_000;
@@ -94,7 +95,7 @@ impl Tbf {
             rate_bps: p.rate_bps as u128,
             capacity,
             tokens: capacity,
-            updated: 0,
+            updated: SimTime::ZERO,
             inner: p.inner.build(&shaped),
             held: None,
             max_size: p.burst_bytes,
@@ -102,8 +103,8 @@ impl Tbf {
         }
     }
 
-    fn refill(&mut self, now: u64) {
-        self.tokens = (self.tokens + self.rate_bps * (now - self.updated) as u128).min(self.capacity);
+    fn refill(&mut self, now: SimTime) {
+        self.tokens = (self.tokens + self.rate_bps * (now - self.updated).ns() as u128).min(self.capacity);
         self.updated = now;
     }
 
@@ -141,12 +142,12 @@ impl QueueDisc for Tbf {
             Some(pkt)
         } else {
             self.held = Some((pkt, size));
-            self.ready = Some(cx.now + (need - self.tokens).div_ceil(self.rate_bps) as u64);
+            self.ready = Some(cx.now + SimDuration((need - self.tokens).div_ceil(self.rate_bps) as u64));
             None
         }
     }
 
-    fn ready_at(&self) -> Option<u64> {
+    fn ready_at(&self) -> Option<SimTime> {
         self.ready.filter(|_| self.held.is_some())
     }
 

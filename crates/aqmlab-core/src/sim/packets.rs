@@ -138,7 +138,7 @@ impl Simulation {
         let full = l.q.is_full(size);
         self.hops.arrival(hop_idx, full);
         let mut cx = QdiscCtx {
-            now,
+            now: SimTime(now),
             rng: &mut l.rng,
             pkts: &mut self.pkts,
             victims: &mut self.victims,
@@ -263,7 +263,7 @@ impl Simulation {
         debug_assert!(l.tx.is_none());
         Self::touch(l, now, lo, hi);
         let mut cx = QdiscCtx {
-            now,
+            now: SimTime(now),
             rng: &mut l.rng,
             pkts: &mut self.pkts,
             victims: &mut self.victims,
@@ -273,7 +273,7 @@ impl Simulation {
         let next = l.q.dequeue(&mut cx);
         if next.is_none() {
             // A shaper holding its next packet back: wake the link when it may go.
-            if let Some(at) = l.q.ready_at() {
+            if let Some(at) = l.q.ready_at().map(SimTime::ns) {
                 if l.wake_at != Some(at) {
                     l.wake_at = Some(at);
                     // (Never when a direct transmission's end is caught up with later: its
