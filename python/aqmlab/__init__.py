@@ -9,7 +9,7 @@ turns the results into pandas tables::
     results.links        # one row per link direction
 """
 
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False  # not typing's: importing typing costs a CLI process 2 ms
 
 try:
     from aqmlab import _core

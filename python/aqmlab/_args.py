@@ -10,7 +10,10 @@ from __future__ import annotations
 import numbers
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 from aqmlab._core import ScenarioError
 

@@ -11,7 +11,10 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130

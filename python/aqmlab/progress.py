@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Self, TextIO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Self, TextIO
 
 # Plain-line mode (stderr is not a terminal) stays silent for runs shorter than this.
 QUIET_START_S = 1.0

@@ -5,7 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 from aqmlab.progress import human_count
 from aqmlab.results import Results
@@ -102,7 +105,8 @@ def _picked(name: str, patterns: Sequence[str] | None) -> bool:
     return patterns is None or any(fnmatchcase(name, pattern) for pattern in patterns)
 
 
-Columns = Mapping[str, Sequence[Any]]
+if TYPE_CHECKING:
+    Columns = Mapping[str, Sequence[Any]]
 
 
 def _flow_table(

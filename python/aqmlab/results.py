@@ -12,10 +12,12 @@ import os
 from array import array
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing and pathlib are not imported: they cost a CLI process 5 ms
 if TYPE_CHECKING:  # pandas is imported when a table is first asked for, not by `import aqmlab`
+    from pathlib import Path
+    from typing import Any
+
     import pandas as pd
 
     from aqmlab._core import RunResults
@@ -78,7 +80,8 @@ class Results:
     @classmethod
     def read(cls, path: str | os.PathLike[str]) -> Results:
         """Results saved earlier, e.g. by ``aqmlab run --out FILE``."""
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as file:
+            text = file.read()
         try:
             raw = json.loads(text)
         except ValueError as error:

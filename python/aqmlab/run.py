@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
 
 from aqmlab import _core
 from aqmlab._args import check_overrides, check_seed, shown
@@ -55,12 +54,15 @@ def run(
     else:
         results = Results.from_core(_core.run(scenario, seed, progress or None, directory))
     if directory is not None:
-        _packet_log_to_parquet(Path(directory))
+        _packet_log_to_parquet(directory)
     return results
 
 
-def _packet_log_to_parquet(directory: Path) -> None:
+def _packet_log_to_parquet(folder: str | os.PathLike[str]) -> None:
     """packets.csv, as the core writes it, -> packets.parquet: time in seconds, typed columns."""
+    from pathlib import Path  # only runs that log packets come here
+
+    directory = Path(folder)
     csv = directory / "packets.csv"
     if not csv.exists():
         return

@@ -11,8 +11,10 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any, cast
+
+TYPE_CHECKING = False  # typing and pathlib are not imported at start-up: 5 ms of a CLI process
+if TYPE_CHECKING:
+    from pathlib import Path
 
 from aqmlab import _core
 from aqmlab._args import check_overrides, check_path, check_text, check_tree, plain_values, shown
@@ -62,7 +64,8 @@ def from_dict(data: Mapping[str, object], name: str = "<dict>", overrides: Overr
         import tomli_w  # only a scenario given as a dict is written out as TOML
 
         # numpy/pandas scalars (a dict built from a DataFrame's rows) as the Python numbers they stand for.
-        text = tomli_w.dumps(cast(Mapping[str, Any], plain_values(data)))
+        plain: Mapping[str, object] = plain_values(data)  # type: ignore[assignment]
+        text = tomli_w.dumps(plain)
     except (TypeError, ValueError) as error:
         raise ScenarioError(f"{name}: cannot convert to TOML: {error}") from error
     return loads(text, name, overrides)
@@ -142,6 +145,8 @@ def builtin_scenario_dir() -> Path | None:
     Inside the package when someone bundles it there; otherwise at the repository root, which is
     where it is for a source checkout and an editable install.
     """
+    from pathlib import Path  # the built-in scenarios' commands only
+
     package_dir = Path(__file__).resolve().parent
     for candidate in (package_dir / "scenarios", package_dir.parents[1] / "scenarios"):
         if candidate.is_dir():

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
-from typing import Any
+import os
 
 from aqmlab import _core
 from aqmlab.commands import Command
 from aqmlab.scenario import builtin_scenarios
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 # Catalog key -> heading; the part in parentheses is where the name goes in a scenario file.
 SECTIONS = (
@@ -73,7 +77,7 @@ def _format_default(default: Any) -> str:
 def _display_path(path: Path) -> str:
     """Relative to the working directory when under it, so it can be pasted after `aqmlab run`."""
     try:
-        return str(path.relative_to(Path.cwd()))
+        return str(path.relative_to(os.getcwd()))
     except ValueError:
         return str(path)
 

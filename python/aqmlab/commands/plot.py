@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from pathlib import Path
 
-from aqmlab.commands import Command, CommandError, UsageError
+from aqmlab.commands import Command, CommandError, UsageError, path_argument
 
 DESCRIPTION = """\
 Plot a metric of a sweep store against a swept parameter: one line per discipline (or per --by),
@@ -21,7 +20,7 @@ FORMATS = (".png", ".svg", ".pdf")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("store", metavar="STORE", type=Path, help="DuckDB store written by aqmlab sweep")
+    parser.add_argument("store", metavar="STORE", type=path_argument, help="DuckDB store written by aqmlab sweep")
     parser.add_argument("--metric", required=True, metavar="M", help="column to plot (goodput_bps, mean_qdelay_s, ...)")
     parser.add_argument("--x", required=True, metavar="PARAM", help="swept key on the x axis (flow.udp.rate)")
     parser.add_argument("--by", metavar="PARAM", help="one line per value of this column (default: the discipline)")
@@ -70,7 +69,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--diagonal", metavar="LABEL", help="draw y = x with this label: the offered load when x is the source's rate"
     )
-    parser.add_argument("--out", required=True, metavar="FILE", type=Path, help="image to write (.png, .svg or .pdf)")
+    parser.add_argument(
+        "--out", required=True, metavar="FILE", type=path_argument, help="image to write (.png, .svg or .pdf)"
+    )
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import sys
-from pathlib import Path
-from typing import Any, cast
 
-from aqmlab.commands import Command, CommandError, UsageError
+from aqmlab.commands import Command, CommandError, UsageError, path_argument
 from aqmlab.commands._common import parse_override
 
 DESCRIPTION = """\
@@ -21,7 +19,7 @@ object and column, in the unit the column's name implies.
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", metavar="SOURCE", type=Path, help="results JSON, or a scenario file to run")
+    parser.add_argument("source", metavar="SOURCE", type=path_argument, help="results JSON, or a scenario file to run")
     parser.add_argument("--column", required=True, action="append", metavar="C", help="series column (repeatable)")
     parser.add_argument("--link", action="append", default=[], metavar="NAME", help="traced link directions (globs)")
     parser.add_argument("--flow", action="append", default=[], metavar="NAME", help="traced flows (globs)")
@@ -37,7 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--style", choices=("screen", "paper"), default="screen",
         help="paper: one column of a two-column paper (3.5 in wide, 8 pt text; PDF with TrueType fonts)",
     )  # fmt: skip
-    parser.add_argument("--out", required=True, metavar="FILE", type=Path, help="image to write (.png, .svg or .pdf)")
+    parser.add_argument(
+        "--out", required=True, metavar="FILE", type=path_argument, help="image to write (.png, .svg or .pdf)"
+    )
 
 
 def _describe(key: str, column: str) -> tuple[str, str, str]:
@@ -67,7 +67,7 @@ def _figure(args: argparse.Namespace, lines: list, largest: float):
     unit, scale = units.pop()
     kinds = {key.split(":", 1)[0] for key, _, _, _ in lines}
     size, rc = style_settings(args.style)
-    with matplotlib.rc_context(cast(Any, rc)):
+    with matplotlib.rc_context(rc):  # type: ignore[arg-type]
         figure = Figure(figsize=(size[0], size[1] * 0.9), layout="constrained")
         ax = figure.add_subplot()
         for key, column, t, values in lines:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from aqmlab.commands import Command, UsageError
+from aqmlab.commands import Command, UsageError, path_argument
 
 DESCRIPTION = """\
 Reproduce experiments of the four papers in scenarios/papers/. Each runs over several seeds
@@ -32,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--out",
-        type=Path,
-        default=Path("reproductions"),
+        type=path_argument,
+        default="reproductions",
         metavar="DIR",
         help="output directory (default: reproductions)",
     )

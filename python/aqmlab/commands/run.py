@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
-from aqmlab.commands import Command, CommandError, UsageError
+from aqmlab.commands import Command, CommandError, UsageError, path_argument
 from aqmlab.commands._common import add_scenario_arguments, load_scenario
 from aqmlab.progress import ProgressReporter
 from aqmlab.report import format_results
 from aqmlab.run import run as run_scenario
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,19 +22,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=_seed, help="master seed (default: the scenario's [simulation] seed)")
     parser.add_argument("--json", action="store_true", help="print the results JSON instead of tables")
     parser.add_argument(
-        "--out", metavar="FILE", type=Path, help="also write the results JSON to FILE (only if the run succeeds)"
+        "--out",
+        metavar="FILE",
+        type=path_argument,
+        help="also write the results JSON to FILE (only if the run succeeds)",
     )
     parser.add_argument(
         "--connections",
         metavar="FILE",
-        type=Path,
+        type=path_argument,
         help="also write the workloads' connections table (one row per flow: size, FCT, slowdown) to FILE, "
         ".parquet or .csv",
     )
     parser.add_argument(
         "--traces",
         metavar="DIR",
-        type=Path,
+        type=path_argument,
         help="folder for the packet traces [trace] asks for (NAME.pcap per captured link, packets.parquet)",
     )
     parser.add_argument(

@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from aqmlab.commands import Command, CommandError, UsageError
+from aqmlab.commands import Command, CommandError, UsageError, path_argument
 from aqmlab.commands._common import parse_override
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DESCRIPTION = """\
 Run a parameter sweep: a base scenario, a grid or list of overrides, and seeds (see
@@ -38,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="run on a Dask cluster: a scheduler address (tcp://HOST:8786), or local:N to start N worker processes",
     )
     parser.add_argument(
-        "--store", metavar="PATH", type=Path, help="DuckDB file of results (default: results/NAME.duckdb)"
+        "--store", metavar="PATH", type=path_argument, help="DuckDB file of results (default: results/NAME.duckdb)"
     )
     parser.add_argument(
         "--set",
@@ -78,6 +81,8 @@ def handle(args: argparse.Namespace) -> int:
 
     store_path = args.store
     if store_path is None:
+        from pathlib import Path
+
         store_path = Path("results") / f"{spec.name}.duckdb"
     elif store_path.is_dir():
         raise UsageError(f"{store_path}: is a directory, not a store")
