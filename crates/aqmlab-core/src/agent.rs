@@ -45,12 +45,12 @@ pub struct Outbox {
     pub goodput_bytes: u64,
     /// Retransmission timeouts that fired (senders).
     pub timeouts: u32,
-    /// Round-trip time samples, ns (senders).
-    pub rtt_samples: Vec<u64>,
+    /// Round-trip time samples (senders).
+    pub rtt_samples: Vec<SimDuration>,
     /// A finite transfer has completed (senders: every byte acknowledged).
     pub completed: bool,
-    /// Application-level delay samples, ns (e.g. a Telnet keystroke's time to delivery).
-    pub app_delay_samples: Vec<u64>,
+    /// Application-level delay samples (e.g. a Telnet keystroke's time to delivery).
+    pub app_delay_samples: Vec<SimDuration>,
     /// Connections to open now (a workload's arrivals), each a TCP transfer of its own.
     pub connections: Vec<ConnectionReq>,
 }

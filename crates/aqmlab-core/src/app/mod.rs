@@ -18,6 +18,7 @@ use serde::Serialize;
 use crate::agent::{Agent, FlowIds, Schedule};
 use crate::conf::{Fields, Result};
 use crate::rng::SimRng;
+use crate::units::SimTime;
 
 pub mod size;
 
@@ -81,7 +82,7 @@ pub trait FlowKind {
     }
     /// For a kind whose flows open connections (a workload): the sender and receiver of one,
     /// starting at `start` and carrying `bytes` of data.
-    fn connection(&self, _ids: FlowIds, _start: u64, _bytes: u64) -> Option<(AnyAgent, AnyAgent)> {
+    fn connection(&self, _ids: FlowIds, _start: SimTime, _bytes: u64) -> Option<(AnyAgent, AnyAgent)> {
         None
     }
     /// For such a kind: a connection's completion time over an empty network, ns.

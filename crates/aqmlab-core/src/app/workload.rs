@@ -250,8 +250,8 @@ impl FlowKind for Params {
     fn spans_node_sets(&self) -> bool {
         true
     }
-    fn connection(&self, ids: FlowIds, start: u64, bytes: u64) -> Option<(AnyAgent, AnyAgent)> {
-        let when = Schedule { start: SimTime(start), jitter: SimDuration(0), stop: None };
+    fn connection(&self, ids: FlowIds, start: SimTime, bytes: u64) -> Option<(AnyAgent, AnyAgent)> {
+        let when = Schedule { start, jitter: SimDuration(0), stop: None };
         Some((
             AnyAgent::TcpSender(Sender::new(&self.common, Some(bytes), None, ids, when)),
             AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, false)),

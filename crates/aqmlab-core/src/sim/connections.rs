@@ -101,8 +101,11 @@ impl Simulation {
                 .collect()
         };
         let ideal_ns = spec.params.kind().ideal_fct_ns(&hops(&pair.fwd), &hops(&pair.rev), req.bytes);
-        let (sender, receiver) =
-            spec.params.kind().connection(ids, now, req.bytes).expect("a flow that asks for connections opens them");
+        let (sender, receiver) = spec
+            .params
+            .kind()
+            .connection(ids, SimTime(now), req.bytes)
+            .expect("a flow that asks for connections opens them");
         let row = self.fct.len() as u32;
         self.fct.push(FctRecord {
             workload: flow,

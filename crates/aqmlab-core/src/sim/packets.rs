@@ -54,15 +54,15 @@ impl Simulation {
         f.counts.goodput_bytes += out.goodput_bytes;
         f.counts.timeouts += out.timeouts as u64;
         for &r in &out.rtt_samples {
-            f.counts.rtt_ns += r as u128;
+            f.counts.rtt_ns += r.ns() as u128;
             f.counts.rtt_samples += 1;
         }
         if let Some(log) = self.rtt_log[flow].as_mut().filter(|_| now >= self.measure_from) {
-            log.extend(out.rtt_samples.iter().map(|&r| (now, r)));
+            log.extend(out.rtt_samples.iter().map(|&r| (now, r.ns())));
         }
         if now >= self.measure_from {
             for &d in &out.app_delay_samples {
-                f.app_delays.add(d);
+                f.app_delays.add(d.ns());
             }
         }
         let completed = out.completed;

@@ -122,8 +122,8 @@ impl Bench {
     fn flush(&mut self, from_sender: bool) {
         let mut out = std::mem::take(&mut self.out);
         self.goodput += out.goodput_bytes;
-        self.rtts.extend(&out.rtt_samples);
-        self.app_delays.extend(&out.app_delay_samples);
+        self.rtts.extend(out.rtt_samples.iter().map(|d| d.ns()));
+        self.app_delays.extend(out.app_delay_samples.iter().map(|d| d.ns()));
         self.timeouts.extend(std::iter::repeat_n(self.now, out.timeouts as usize));
         if out.completed && self.completed.is_none() {
             self.completed = Some(self.now);

@@ -158,7 +158,7 @@ impl Receiver {
     fn deliver(&mut self, now: SimTime, from: u64, to: u64, app_ts: u64, out: &mut Outbox) {
         out.goodput_bytes += to - from;
         if self.app_delay {
-            out.app_delay_samples.push(now.ns() - app_ts);
+            out.app_delay_samples.push(now - SimTime(app_ts));
         }
         self.rcv_nxt = to;
     }

@@ -5,16 +5,17 @@
 //! receiver's application can be measured.
 
 use crate::agent::Outbox;
+use crate::units::SimTime;
 
 /// An application feeding a TCP sender.
 pub trait DataSource: Send {
     /// Data bytes handed to TCP so far.
     fn supplied(&self) -> u64;
     /// The flow starts: arm the source's timers; whether data is there to send at once.
-    fn start(&mut self, now: u64, out: &mut Outbox) -> bool;
+    fn start(&mut self, now: SimTime, out: &mut Outbox) -> bool;
     /// The source's timer ([`super::Timer::App`]) fired: new data of `mss` bytes per segment
     /// may have come.
-    fn on_timer(&mut self, now: u64, mss: u64, out: &mut Outbox);
-    /// When the data of the next new segment was made, ns (the start of its application delay).
-    fn take(&mut self, now: u64) -> u64;
+    fn on_timer(&mut self, now: SimTime, mss: u64, out: &mut Outbox);
+    /// When the data of the next new segment was made (the start of its application delay).
+    fn take(&mut self, now: SimTime) -> SimTime;
 }

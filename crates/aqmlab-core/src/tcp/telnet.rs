@@ -17,7 +17,7 @@ use super::source::DataSource;
 use super::Timer;
 use crate::agent::{Outbox, TimerReq};
 use crate::rng::SimRng;
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
 
 /// The keystroke process feeding a Telnet sender.
 pub struct Keystrokes {
@@ -26,7 +26,7 @@ pub struct Keystrokes {
     /// Data bytes generated so far.
     supplied: u64,
     /// Generation times of keystrokes not yet sent.
-    waiting: VecDeque<u64>,
+    waiting: VecDeque<SimTime>,
 }
 
 impl Keystrokes {
@@ -36,9 +36,9 @@ impl Keystrokes {
     }
 
     /// Arm the timer for the next keystroke.
-    fn schedule_next(&mut self, now: u64, out: &mut Outbox) {
+    fn schedule_next(&mut self, now: SimTime, out: &mut Outbox) {
         let gap = self.rng.exponential(self.mean_gap_ns).round() as u64;
-        out.timers.push(TimerReq { at: SimTime(now + gap.max(1)), kind: Timer::App.kind(), gen: 0 });
+        out.timers.push(TimerReq { at: now + SimDuration(gap.max(1)), kind: Timer::App.kind(), gen: 0 });
     }
 }
 
@@ -48,20 +48,20 @@ impl DataSource for Keystrokes {
     }
 
     /// No keystroke yet: the first comes one exponential gap after the start.
-    fn start(&mut self, now: u64, out: &mut Outbox) -> bool {
+    fn start(&mut self, now: SimTime, out: &mut Outbox) -> bool {
         self.schedule_next(now, out);
         false
     }
 
     /// A keystroke of one segment now; the next one is scheduled.
-    fn on_timer(&mut self, now: u64, mss: u64, out: &mut Outbox) {
+    fn on_timer(&mut self, now: SimTime, mss: u64, out: &mut Outbox) {
         self.supplied += mss;
         self.waiting.push_back(now);
         self.schedule_next(now, out);
     }
 
     /// The generation time of the next keystroke to be sent.
-    fn take(&mut self, now: u64) -> u64 {
+    fn take(&mut self, now: SimTime) -> SimTime {
         self.waiting.pop_front().unwrap_or(now)
     }
 }

@@ -16,6 +16,7 @@ use super::sack::DUP_THRESH;
 use super::Sender;
 use crate::agent::Outbox;
 use crate::packet::{flags, Packet};
+use crate::units::SimDuration;
 
 impl Sender {
     fn ack_info(&self, now: u64, pkt: &Packet, acked: u32, flight: u32, rtt: Option<u64>) -> AckInfo {
@@ -103,7 +104,7 @@ impl Sender {
                 self.shift = 0;
                 now - t
             });
-            out.rtt_samples.extend(rtt);
+            out.rtt_samples.extend(rtt.map(SimDuration));
             let flight = self.segs_in(self.snd_una, self.snd_max);
             let acked = self.segs_in(self.snd_una, ack);
             if let Some(t) = rtt {

@@ -28,7 +28,7 @@ use super::source::DataSource;
 use super::{Common, Feedback, Timer};
 use crate::agent::{Agent, FlowIds, Outbox, Schedule, TimerKind};
 use crate::packet::{flags, Packet};
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
 
 mod ack;
 mod delivery;
@@ -206,7 +206,7 @@ impl Sender {
     /// The connection is open (at the start, or on the SYN-ACK): the application starts, and
     /// data goes out as the window allows.
     fn begin_data(&mut self, now: u64, out: &mut Outbox) {
-        if self.source.as_mut().is_none_or(|s| s.start(now, out)) {
+        if self.source.as_mut().is_none_or(|s| s.start(SimTime(now), out)) {
             self.send_allowed(now, out);
         }
     }
@@ -246,7 +246,7 @@ impl Agent for Sender {
                 // Karn's rule: a SYN sent more than once gives no sample.
                 if sends == 1 {
                     self.rtt.sample(first, now);
-                    out.rtt_samples.push(now - first);
+                    out.rtt_samples.push(SimDuration(now - first));
                     self.delivery.min_rtt = self.delivery.min_rtt.min(now - first);
                 }
                 self.shift = 0;
@@ -289,7 +289,7 @@ impl Agent for Sender {
                 }
                 let mss = self.mss;
                 if let Some(source) = &mut self.source {
-                    source.on_timer(now, mss, out);
+                    source.on_timer(SimTime(now), mss, out);
                 }
                 self.send_allowed(now, out);
             }

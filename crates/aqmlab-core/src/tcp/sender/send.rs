@@ -15,6 +15,7 @@ use super::timers::LazyTimer;
 use super::{Seg, Sender};
 use crate::agent::Outbox;
 use crate::packet::{flags, Packet};
+use crate::units::SimTime;
 
 /// A paced sender's state: when the next packet may leave, and the timer that wakes it then.
 #[derive(Clone, Copy, Debug)]
@@ -138,7 +139,7 @@ impl Sender {
             s.app_ts
         } else {
             debug_assert_eq!((seq, idx), (self.snd_max, self.segs.len()));
-            let app_ts = self.source.as_mut().map_or(0, |s| s.take(now));
+            let app_ts = self.source.as_mut().map_or(0, |s| s.take(SimTime(now)).ns());
             self.segs.push_back(Seg {
                 first_sent: now,
                 last_sent: now,
