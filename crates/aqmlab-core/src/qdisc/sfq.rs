@@ -42,6 +42,7 @@ use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDi
 use crate::conf::{Bytes, Duration, Fields, Limit, Result};
 use crate::packet::PacketId;
 use crate::rng::SimRng;
+use crate::units::{SimDuration, SimTime};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "sfq",
@@ -99,17 +100,20 @@ pub fn draw_seed(rng: &mut SimRng) -> u64 {
 
 /// The first multiple of `interval` after `now`.
 #[inline]
-pub fn next_multiple(now: u64, interval: u64) -> u64 {
-    (now / interval).saturating_add(1).saturating_mul(interval)
+pub fn next_multiple(now: SimTime, interval: SimDuration) -> SimTime {
+    SimTime((now.ns() / interval.ns()).saturating_add(1).saturating_mul(interval.ns()))
 }
+
+/// A perturbation time that never comes (`perturb = 0`).
+const NEVER: SimTime = SimTime(u64::MAX);
 
 pub struct Sfq {
     p: Params,
     queues: FlowQueues,
     /// The hash seed, drawn at the first arrival.
     seed: Option<u64>,
-    /// When the hash is next perturbed (u64::MAX: never).
-    next_perturb: u64,
+    /// When the hash is next perturbed ([`NEVER`] when it is not).
+    next_perturb: SimTime,
     perturbations: u64,
 }
 
@@ -119,7 +123,7 @@ impl Sfq {
             p: p.clone(),
             queues: FlowQueues::new(p.limit, p.quantum.0, p.divisor as usize),
             seed: None,
-            next_perturb: u64::MAX,
+            next_perturb: NEVER,
             perturbations: 0,
         }
     }
@@ -140,20 +144,20 @@ impl Sfq {
 
     /// Draw the first seed, or a new one when a perturbation is due (rehashing what is queued).
     fn refresh_hash(&mut self, cx: &mut QdiscCtx) {
-        let interval = self.p.perturb.0;
+        let interval = SimDuration(self.p.perturb.0);
         if self.seed.is_none() {
             self.seed = Some(draw_seed(cx.rng));
-            if interval > 0 {
-                self.next_perturb = next_multiple(cx.now.ns(), interval);
+            if interval.ns() > 0 {
+                self.next_perturb = next_multiple(cx.now, interval);
             }
             return;
         }
-        if cx.now.ns() < self.next_perturb {
+        if cx.now < self.next_perturb {
             return;
         }
         self.seed = Some(draw_seed(cx.rng));
         self.perturbations += 1;
-        self.next_perturb = next_multiple(cx.now.ns(), interval);
+        self.next_perturb = next_multiple(cx.now, interval);
         for (pkt, size) in self.queues.take_all() {
             let b = self.bucket(cx.pkts[pkt].flow);
             if self.queues.backlog(b).0 >= self.p.depth as usize {
@@ -212,7 +216,6 @@ pub fn flow_state_entries(p: &Params, _n_flows: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use crate::units::SimTime;
     use super::super::drr::tests::run_line;
     use super::super::harness::{hammer, link, Harness};
     use super::*;
