@@ -3,6 +3,7 @@
 
     python benches/peers/workload_compare.py                   # S5, 5 seeds
     python benches/peers/workload_compare.py --seeds 3 --json out.json
+    python benches/peers/workload_compare.py --causes --queue    # why timeouts differ
 
 The scenario is benches/scenarios/workload-dumbbell.toml (S5): the web-search workload at 60%
 of a 100 Mbps DropTail bottleneck, one sender and one receiver, CUBIC with NewReno recovery, a
@@ -159,33 +160,41 @@ class Run:
     """One simulator's run: per connection its size, FCT (NaN when unfinished) and whether a
     retransmission timer expired (on the SYN or on data); the bottleneck's arrivals and drops."""
 
-    def __init__(self, size, fct, timed_out, retransmits, arrivals, drops, seconds, lost=None):
+    def __init__(self, size, fct, timed_out, retransmits, arrivals, drops, seconds, lost=None, queue=None):
         self.size, self.fct, self.timed_out, self.retransmits = size, fct, timed_out, retransmits
         # Per connection, its packets dropped at the bottleneck: -1 the SYN, else the segment's
         # index from 0 (with --causes only).
         self.lost: list[list[int]] | None = lost
+        # The bottleneck queue's length (packets) every millisecond while flows arrive (--queue).
+        self.queue: np.ndarray | None = queue
         self.arrivals, self.drops, self.seconds = arrivals, drops, seconds
 
 
-def run_aqmlab(seed: int, sack: bool, causes: bool = False) -> tuple[Run, np.ndarray]:
+def run_aqmlab(seed: int, sack: bool, causes: bool = False, queue: bool = False) -> tuple[Run, np.ndarray]:
     """The run, and aqmlab's own ideal FCT of each connection; with ``causes``, each connection's
-    drops at the bottleneck from the packet log."""
+    drops at the bottleneck from the packet log; with ``queue``, the bottleneck queue sampled."""
     import aqmlab
 
     overrides = {"flow.web.sack": sack}
     lost = None
     t0 = time.perf_counter()
+    trace = ["[trace]"]
     if causes:
-        text = SCENARIO.read_text() + '\n[trace]\npackets = ["bottleneck"]\npackets_limit = "8000MB"\n'
+        trace += ['packets = ["bottleneck"]', 'packets_limit = "8000MB"']
+    if queue:
+        trace += ['links = ["bottleneck"]', 'interval = "1ms"']
+    if causes or queue:
+        text = SCENARIO.read_text() + "\n" + "\n".join(trace) + "\n"
         with tempfile.TemporaryDirectory() as folder:
             results = aqmlab.run(aqmlab.loads(text, SCENARIO.name, overrides), seed=seed, traces_dir=folder)
-            log = duckdb.connect().execute(
-                "SELECT connection, seq, size FROM read_parquet(?) WHERE event = 'drop' AND kind = 'data'",
-                [str(Path(folder) / "packets.parquet")],
-            )
-            lost = [[] for _ in range(len(results.connections))]
-            for connection, seq, size in log.fetchall():
-                lost[connection].append(-1 if size == ACK_AND_SYN_BYTES else seq // SEGMENT)
+            if causes:
+                log = duckdb.connect().execute(
+                    "SELECT connection, seq, size FROM read_parquet(?) WHERE event = 'drop' AND kind = 'data'",
+                    [str(Path(folder) / "packets.parquet")],
+                )
+                lost = [[] for _ in range(len(results.connections))]
+                for connection, seq, size in log.fetchall():
+                    lost[connection].append(-1 if size == ACK_AND_SYN_BYTES else seq // SEGMENT)
     else:
         results = aqmlab.run(SCENARIO, seed=seed, overrides=overrides)
     elapsed = time.perf_counter() - t0
@@ -202,10 +211,13 @@ def run_aqmlab(seed: int, sack: bool, causes: bool = False) -> tuple[Run, np.nda
         elapsed,
         lost,
     )
+    if queue:
+        series = results.series["link:bottleneck"]
+        run.queue = series[series["t_s"] < read_scenario(SCENARIO)["stop_s"]]["qlen_pkts"].to_numpy()
     return run, c["ideal_fct_s"].to_numpy(dtype=float)
 
 
-def run_ns3(seed: int, s: dict, extra: list[str]) -> Run:
+def run_ns3(seed: int, s: dict, extra: list[str], queue: bool = False) -> Run:
     segment = s["packet"] - s["header"]
     bdp_packets = s["bottleneck_bps"] * 2 * (s["bottleneck_delay_s"] + 2 * s["access_delay_s"]) / (8 * s["packet"])
     # A send buffer of twice the largest window the path holds (its round trip and the queue):
@@ -230,16 +242,26 @@ def run_ns3(seed: int, s: dict, extra: list[str]) -> Run:
         f"--sack={'true' if s['sack'] else 'false'}",
         *extra,
     ]
+    queue_log = None
+    if queue:
+        with tempfile.NamedTemporaryFile(suffix=".txt", delete=False) as file:
+            queue_log = file
+        cmd.append(f"--queueLog={queue_log.name}")
     t0 = time.perf_counter()
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     elapsed = time.perf_counter() - t0
+    samples = None
+    if queue_log is not None:
+        samples = np.loadtxt(queue_log.name, dtype=float)[: round(s["stop_s"] * 1000)]
+        Path(queue_log.name).unlink()
     doc = json.loads(out.splitlines()[-1])
     rows = np.array([row[:6] for row in doc["connections"]], dtype=float)  # the 7th: the drops, a list
     fct = np.where(rows[:, 2] < 0, np.nan, rows[:, 2])
     timed_out = (rows[:, 3] > 1) | (rows[:, 4] > 0)
     lost = [[int(d) for d in row[6]] for row in doc["connections"]]
+    bottleneck = doc["bottleneck"]
     return Run(
-        rows[:, 0], fct, timed_out, rows[:, 5], doc["bottleneck"]["arrivals"], doc["bottleneck"]["drops"], elapsed, lost
+        rows[:, 0], fct, timed_out, rows[:, 5], bottleneck["arrivals"], bottleneck["drops"], elapsed, lost, samples
     )
 
 
@@ -315,6 +337,11 @@ def main(argv: list[str] | None = None) -> int:
         help="an argument for the ns-3 program, e.g. --ns3-arg=--ns3::TcpSocketBase::LimitedTransmit=false",
     )
     parser.add_argument(
+        "--queue",
+        action="store_true",
+        help="also compare the bottleneck queue's length, sampled every millisecond while flows arrive",
+    )
+    parser.add_argument(
         "--causes",
         action="store_true",
         help="also classify each timeout by what the connection lost at the bottleneck (aqmlab logs its packets)",
@@ -329,11 +356,11 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[str, list[Run]] = {"aqmlab": [], "ns-3": []}
     worst_ideal = 0.0
     for seed in range(1, args.seeds + 1):
-        run, reported_ideal = run_aqmlab(seed, s["sack"], args.causes)
+        run, reported_ideal = run_aqmlab(seed, s["sack"], args.causes, args.queue)
         ideal = ideal_fct(run.size, s)
         worst_ideal = max(worst_ideal, float(np.max(np.abs(ideal - reported_ideal) / reported_ideal)))
         runs["aqmlab"].append(run)
-        runs["ns-3"].append(run_ns3(seed, s, args.ns3_arg))
+        runs["ns-3"].append(run_ns3(seed, s, args.ns3_arg, args.queue))
         print(f"seed {seed}: aqmlab {len(run.size)} connections, ns-3 {len(runs['ns-3'][-1].size)}", file=sys.stderr)
     if worst_ideal > 1e-9:
         print(f"workload_compare: the ideal FCT computed here is {worst_ideal:.2e} off aqmlab's", file=sys.stderr)
@@ -371,6 +398,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{'':>11} {stat:>5} {a[stat]:>8.2f} {n[stat]:>8.2f} {ratio:>6.2f}  {'agree' if ok else 'DIFFER'}")
     if args.causes:
         print_causes(runs)
+    if args.queue:
+        print("bottleneck queue, sampled every ms while flows arrive (packets; time fractions)")
+        for who, rs in runs.items():
+            q = np.concatenate([r.queue for r in rs])
+            print(
+                f"  {who:>7}: mean {q.mean():5.1f}, at least 90 {np.mean(q >= 90):.3f}, "
+                f"at least 99 {np.mean(q >= 99):.3f}, empty {np.mean(q == 0):.3f}"
+            )
     print(f"bottleneck drop rate: aqmlab {loss['aqmlab']:.2%}, ns-3 {loss['ns-3']:.2%}")
     print(
         f"{agreed} of {judged} statistics agree; run time over all seeds: aqmlab {times['aqmlab']:.1f} s, "

@@ -49,6 +49,20 @@ struct Connection
 
 static std::vector<Connection> g_connections;
 
+// --txLog=FILE: every segment a connection sends (time s, connection, sequence number, payload
+// bytes), to compare the two simulators' sending patterns packet by packet.
+static std::ofstream g_txLog;
+
+// --queueLog=FILE: the bottleneck queue disc's length (packets) every millisecond.
+static std::ofstream g_queueLog;
+
+static void
+SampleQueue(Ptr<QueueDisc> queue, Time every)
+{
+    g_queueLog << queue->GetNPackets() << '\n';
+    Simulator::Schedule(every, &SampleQueue, queue, every);
+}
+
 static void
 OnAck(size_t index, SequenceNumber32 /* old */, SequenceNumber32 acked)
 {
@@ -64,6 +78,11 @@ static void
 OnTx(size_t index, Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase>)
 {
     Connection& c = g_connections[index];
+    if (g_txLog.is_open())
+    {
+        g_txLog << Simulator::Now().GetNanoSeconds() << ' ' << index << ' ' << header.GetSequenceNumber().GetValue()
+                << ' ' << packet->GetSize() << '\n';
+    }
     if (header.GetFlags() & TcpHeader::SYN)
     {
         ++c.syns;
@@ -127,6 +146,8 @@ int
 main(int argc, char* argv[])
 {
     std::string cdfPath;
+    std::string txLog;
+    std::string queueLog;
     double rate = 10;
     double start = 0;
     double stop = 30;
@@ -159,8 +180,14 @@ main(int argc, char* argv[])
     cmd.AddValue("minRto", "TCP minimum retransmission timeout, seconds", minRto);
     cmd.AddValue("seed", "RNG run number", seed);
     cmd.AddValue("sndBuf", "TCP send buffer, bytes", sndBuf);
+    cmd.AddValue("queueLog", "write the bottleneck queue's length every millisecond to this file", queueLog);
+    cmd.AddValue("txLog", "write every segment sent (ns, connection, seq, bytes) to this file", txLog);
     cmd.AddValue("sack", "selective acknowledgements (recovery by PRR; without, NewReno's)", sack);
     cmd.Parse(argc, argv);
+    if (!txLog.empty())
+    {
+        g_txLog.open(txLog);
+    }
 
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(seed);
@@ -240,6 +267,11 @@ main(int argc, char* argv[])
     fifo.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, limit)));
     Ptr<QueueDisc> bottleneckQueue = fifo.Install(r1r2).Get(0);
     bottleneckQueue->TraceConnectWithoutContext("Drop", MakeCallback(&OnBottleneckDrop));
+    if (!queueLog.empty())
+    {
+        g_queueLog.open(queueLog);
+        Simulator::Schedule(MilliSeconds(1), &SampleQueue, bottleneckQueue, MilliSeconds(1));
+    }
 
     Ipv4AddressHelper addr("10.0.0.0", "255.255.255.252");
     addr.Assign(hr1);
