@@ -34,6 +34,12 @@ impl SimTime {
     pub const fn ns(self) -> u64 {
         self.0
     }
+
+    /// The time from `earlier` to `self`, or zero when `earlier` is later.
+    #[inline]
+    pub const fn saturating_since(self, earlier: SimTime) -> SimDuration {
+        SimDuration(self.0.saturating_sub(earlier.0))
+    }
 }
 
 impl SimDuration {
@@ -171,6 +177,12 @@ mod tests {
         assert!(parse_rate("1 Mbit").unwrap_err().contains("unknown unit 'Mbit'"));
         assert!(parse_rate("-1Mbps").is_err());
         assert!(parse_duration("fast").unwrap_err().contains("not a duration"));
+    }
+
+    #[test]
+    fn a_time_since_a_later_one_is_zero() {
+        assert_eq!(SimTime(5).saturating_since(SimTime(3)), SimDuration(2));
+        assert_eq!(SimTime(3).saturating_since(SimTime(5)), SimDuration(0));
     }
 
     #[test]

@@ -35,6 +35,7 @@ use super::fifo::Fifo;
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Duration, Fields, Limit, Prob, Result};
 use crate::packet::{flags, PacketId};
+use crate::units::{SimDuration, SimTime};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "blue",
@@ -78,27 +79,27 @@ impl Params {
 /// Whether an event at `now` may change p_m: the first event, or more than `freeze` after the
 /// last change.
 #[inline]
-pub fn may_update(now: u64, last_update: Option<u64>, freeze: u64) -> bool {
-    last_update.is_none_or(|last| now.saturating_sub(last) > freeze)
+pub fn may_update(now: SimTime, last_update: Option<SimTime>, freeze: SimDuration) -> bool {
+    last_update.is_none_or(|last| now.saturating_since(last) > freeze)
 }
 
 /// BLUE's marking probability and its two events.
 #[derive(Clone, Debug)]
 pub struct BlueCore {
     pub p_m: f64,
-    last_update: Option<u64>,
+    last_update: Option<SimTime>,
     d1: f64,
     d2: f64,
-    freeze: u64,
+    freeze: SimDuration,
 }
 
 impl BlueCore {
-    pub fn new(d1: f64, d2: f64, freeze: u64) -> Self {
+    pub fn new(d1: f64, d2: f64, freeze: SimDuration) -> Self {
         BlueCore { p_m: 0.0, last_update: None, d1, d2, freeze }
     }
 
     /// A packet loss (or qlen > L) at `now`.
-    pub fn on_congestion(&mut self, now: u64) {
+    pub fn on_congestion(&mut self, now: SimTime) {
         if may_update(now, self.last_update, self.freeze) {
             self.p_m = (self.p_m + self.d1).min(1.0);
             self.last_update = Some(now);
@@ -106,7 +107,7 @@ impl BlueCore {
     }
 
     /// The link went idle at `now`.
-    pub fn on_idle(&mut self, now: u64) {
+    pub fn on_idle(&mut self, now: SimTime) {
         if may_update(now, self.last_update, self.freeze) {
             self.p_m = (self.p_m - self.d2).max(0.0);
             self.last_update = Some(now);
@@ -131,7 +132,7 @@ impl Blue {
             limit: p.limit,
             threshold: p.threshold,
             ecn: p.ecn,
-            core: BlueCore::new(p.increment, p.decrement, p.freeze_time.0),
+            core: BlueCore::new(p.increment, p.decrement, SimDuration(p.freeze_time.0)),
             fifo: Fifo::new(),
         }
     }
@@ -144,11 +145,11 @@ impl Blue {
 impl QueueDisc for Blue {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         if self.fifo.overflows(self.limit, cx.pkts[pkt].size) {
-            self.core.on_congestion(cx.now.ns());
+            self.core.on_congestion(cx.now);
             return Verdict::Dropped(DropReason::Overflow);
         }
         if self.threshold.is_some_and(|l| self.fifo.len() >= l as usize) {
-            self.core.on_congestion(cx.now.ns());
+            self.core.on_congestion(cx.now);
         }
         let mut verdict = Verdict::Enqueued;
         if cx.rng.chance(self.core.p_m) {
@@ -166,7 +167,7 @@ impl QueueDisc for Blue {
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
         let next = self.fifo.pop(cx.pkts);
         if next.is_none() {
-            self.core.on_idle(cx.now.ns());
+            self.core.on_idle(cx.now);
         }
         next
     }
@@ -224,11 +225,11 @@ mod tests {
         // Loss events every 10 ms from 0 to 990 ms with a 100 ms freeze: changes at 0 (the
         // first event), then at the first event more than 100 ms after the last change:
         // 110, 220, ..., 990 ms: 10 changes of d1.
-        let mut b = BlueCore::new(0.0025, 0.00025, 100 * MS);
+        let mut b = BlueCore::new(0.0025, 0.00025, SimDuration(100 * MS));
         let mut changes = vec![];
         for k in 0..100u64 {
             let before = b.p_m;
-            b.on_congestion(k * 10 * MS);
+            b.on_congestion(SimTime(k * 10 * MS));
             if b.p_m != before {
                 changes.push(k * 10);
             }
@@ -238,15 +239,15 @@ mod tests {
         // Idle events every 10 ms from 1000 ms: the first change at 1100 ms (more than 100 ms
         // after 990), then every 110 ms; 2 s of them: 1100, 1210, ..., 2970: 18 changes of d2.
         for k in 0..200u64 {
-            b.on_idle(1000 * MS + k * 10 * MS);
+            b.on_idle(SimTime(1000 * MS + k * 10 * MS));
         }
         assert!((b.p_m - (0.025 - 18.0 * 0.00025)).abs() < 1e-12, "{}", b.p_m);
         // Bounded: never below 0 nor above 1.
-        let mut b = BlueCore::new(0.6, 0.6, 0);
-        b.on_idle(1);
+        let mut b = BlueCore::new(0.6, 0.6, SimDuration(0));
+        b.on_idle(SimTime(1));
         assert_eq!(b.p_m, 0.0);
-        b.on_congestion(2);
-        b.on_congestion(3);
+        b.on_congestion(SimTime(2));
+        b.on_congestion(SimTime(3));
         assert_eq!(b.p_m, 1.0);
     }
 
