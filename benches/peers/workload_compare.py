@@ -94,6 +94,7 @@ def read_scenario(path: Path) -> dict:
         "handshake",
         "sack",
         "limited_transmit",
+        "prr",
         "packet_size",
         "header",
     }
@@ -101,6 +102,8 @@ def read_scenario(path: Path) -> dict:
         raise ShapeError(f"{path}: flow keys the program does not follow: {sorted(set(flow) - known)}")
     if not flow.get("handshake") or flow.get("cc") not in ("cubic", "newreno"):
         raise ShapeError(f"{path}: the program opens with a handshake, with cubic or newreno")
+    if flow.get("sack") and not flow.get("prr"):
+        raise ShapeError(f"{path}: with SACK, ns-3's recovery is PRR (prr = true)")
     if not flow.get("limited_transmit"):
         raise ShapeError(f"{path}: ns-3's senders use limited transmit (its SACK pipe cannot go without)")
     if flow.get("packet_size", 1500) - flow.get("header", 40) != 1460:
@@ -175,7 +178,8 @@ def run_aqmlab(seed: int, sack: bool, causes: bool = False, queue: bool = False)
     drops at the bottleneck from the packet log; with ``queue``, the bottleneck queue sampled."""
     import aqmlab
 
-    overrides = {"flow.web.sack": sack}
+    # Without SACK there is no PRR either (ns-3 then runs its classic recovery).
+    overrides = {"flow.web.sack": sack} if sack else {"flow.web.sack": False, "flow.web.prr": False}
     lost = None
     t0 = time.perf_counter()
     trace = ["[trace]"]

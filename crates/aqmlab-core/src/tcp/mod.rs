@@ -89,6 +89,9 @@ pub struct Common {
     /// Limited transmit (RFC 3042): a new segment on each of the first two duplicate ACKs.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub limited_transmit: bool,
+    /// Proportional rate reduction (RFC 6937) in SACK recovery.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prr: bool,
 }
 
 /// How congestion marks travel back from the receiver to the sender.
@@ -226,6 +229,14 @@ impl Common {
         if limited_transmit {
             only_with_fast_recovery(f, "limited_transmit", info, "has no fast retransmit of its own to feed")?;
         }
+        let prr: bool = f.or(
+            "prr",
+            false,
+            "proportional rate reduction (RFC 6937, Linux's and ns-3's default) in SACK recovery: send in \
+             proportion to what is delivered, so the window comes down through the round trip instead of a pause \
+             then one segment per ACK (needs sack = true)",
+        )?;
+        f.ensure(!prr || sack, "prr", "needs sack = true: it governs RFC 6675's SACK recovery")?;
         let handshake: bool = f.or(
             "handshake",
             false,
@@ -253,6 +264,7 @@ impl Common {
             sack,
             handshake,
             limited_transmit,
+            prr,
         })
     }
 

@@ -576,6 +576,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                 }
                 if SACK_CAPABLE.contains(&cc) && rng.chance(0.4) {
                     let _ = writeln!(t, "sack = true");
+                    if rng.chance(0.5) {
+                        let _ = writeln!(t, "prr = true");
+                    }
                 }
                 if SACK_CAPABLE.contains(&cc) && rng.chance(0.3) {
                     let _ = writeln!(t, "limited_transmit = true");
@@ -612,6 +615,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                 }
                 if SACK_CAPABLE.contains(&cc) && rng.chance(0.4) {
                     let _ = writeln!(t, "sack = true");
+                    if rng.chance(0.5) {
+                        let _ = writeln!(t, "prr = true");
+                    }
                 }
                 if SACK_CAPABLE.contains(&cc) && rng.chance(0.3) {
                     let _ = writeln!(t, "limited_transmit = true");

@@ -111,8 +111,13 @@ impl Sender {
                 self.delivery.min_rtt = self.delivery.min_rtt.min(t);
             }
             let rate = self.rate_sample(now, acked);
+            // Segments this ACK delivers (PRR's DeliveredData): those newly acknowledged that
+            // were not SACKed before, and below those newly SACKed.
+            let mut delivered = acked;
             if self.sacked > 0 {
-                self.sacked -= self.segs.iter().take(acked as usize).filter(|s| s.sacked).count() as u32;
+                let were_sacked = self.segs.iter().take(acked as usize).filter(|s| s.sacked).count() as u32;
+                self.sacked -= were_sacked;
+                delivered -= were_sacked;
             }
             self.segs.drain(..acked as usize);
             self.snd_una = ack;
@@ -125,7 +130,7 @@ impl Sender {
                 return;
             }
             if self.sack {
-                self.mark_sacked(pkt);
+                delivered += self.mark_sacked(pkt);
             }
             let info = self.ack_info_with(now, pkt, acked, flight, rtt, rate);
             let r = if let Some(rec) = self.recovery {
@@ -134,6 +139,8 @@ impl Sender {
                 self.cc.inner_mut().on_ack_in_recovery(&info);
                 if ack >= rec.point {
                     self.recovery = None;
+                } else {
+                    self.recovery_delivered(delivered);
                 }
                 Reaction::NONE
             } else {
@@ -147,7 +154,7 @@ impl Sender {
                 // duplicate ACKs to come, so a new recovery begins now (as Linux's).
                 let flight = self.segs_in(self.snd_una, self.snd_max);
                 let info = self.ack_info(now, pkt, 0, flight, None);
-                self.enter_sack_recovery(now, &info, out);
+                self.enter_sack_recovery(now, &info, delivered, out);
             }
             if !self.per_packet {
                 if self.snd_una == self.snd_max {
@@ -158,13 +165,16 @@ impl Sender {
             }
         } else if ack == self.snd_una && self.snd_max > self.snd_una && self.sack {
             // RFC 6675: a duplicate ACK is one that SACKs new data.
-            if self.mark_sacked(pkt) > 0 && self.recovery.is_none() {
+            let newly = self.mark_sacked(pkt);
+            if newly > 0 && self.recovery.is_none() {
                 self.dupacks += 1;
                 if self.snd_una >= self.no_recovery_before && (self.dupacks as usize >= DUP_THRESH || self.una_lost()) {
                     let flight = self.segs_in(self.snd_una, self.snd_max);
                     let info = self.ack_info(now, pkt, 0, flight, None);
-                    self.enter_sack_recovery(now, &info, out);
+                    self.enter_sack_recovery(now, &info, newly, out);
                 }
+            } else {
+                self.recovery_delivered(newly);
             }
             let flight = self.segs_in(self.snd_una, self.snd_max);
             let info = self.ack_info(now, pkt, 0, flight, None);

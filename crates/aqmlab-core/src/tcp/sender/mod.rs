@@ -106,6 +106,8 @@ pub struct Sender {
     sack: bool,
     /// RFC 3042: the first two duplicate ACKs each let one new segment beyond the window.
     limited_transmit: bool,
+    /// RFC 6937: SACK recovery sends by proportional rate reduction.
+    prr: bool,
     /// Segments in `segs` SACKed.
     sacked: u32,
     recovery: Option<SackRecovery>,
@@ -161,6 +163,7 @@ impl Sender {
                 .then(|| Box::new(Pacer { next_send: 0, timer: LazyTimer::new(Timer::Pace) })),
             sack: c.sack,
             limited_transmit: c.limited_transmit,
+            prr: c.prr,
             sacked: 0,
             recovery: None,
             no_recovery_before: 0,

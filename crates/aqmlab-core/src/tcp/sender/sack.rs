@@ -16,6 +16,15 @@
 //! Choices: no rescue retransmission (NextSeg rule 4, a MAY), limited transmit (RFC 3042) only
 //! with `limited_transmit = true`, blocks are taken on whole segments.
 //!
+//! With `prr = true`, how much is sent in recovery is Proportional Rate Reduction's (RFC 6937,
+//! Linux's and ns-3's default) instead of `cwnd - pipe`: while pipe exceeds ssthresh, the
+//! segments sent since recovery began track the segments delivered (cumulatively ACKed or newly
+//! SACKed) times ssthresh / RecoverFS (the flight when it began), so the window comes down
+//! through the round trip rather than by a pause and then one segment per ACK; below ssthresh,
+//! its slow-start reduction bound (PRR-SSRB) lets pipe grow back to ssthresh by at most one
+//! segment more than is delivered per ACK. Counts are whole segments, and the fast retransmit
+//! always goes (as Linux's, which sends at least one segment on the ACK that begins recovery).
+//!
 //! When recovery begins and ends is decided on the ACK path (`ack.rs`).
 
 use super::super::cc::AckInfo;
@@ -33,6 +42,37 @@ pub(super) struct SackRecovery {
     pub(super) point: u64,
     /// End of the highest segment retransmitted in it (RFC 6675's HighRxt + 1).
     pub(super) high_rxt: u64,
+    /// Proportional rate reduction's counts (`prr = true`).
+    pub(super) prr: Option<Prr>,
+}
+
+/// RFC 6937's counts, in segments.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Prr {
+    /// Segments in flight when recovery began (RecoverFS).
+    recover_fs: u32,
+    /// Segments delivered since it began: cumulatively ACKed or newly SACKed (prr_delivered).
+    delivered: u32,
+    /// Segments sent since it began (prr_out).
+    sent: u32,
+    /// Delivered by the ACK being handled (DeliveredData), for the slow-start reduction bound.
+    just_delivered: u32,
+}
+
+impl Prr {
+    /// How many segments may go now (RFC 6937's sndcnt), with `pipe` segments in the network.
+    fn allowance(&self, pipe: u32, ssthresh: u32) -> u32 {
+        let (delivered, sent) = (u64::from(self.delivered), u64::from(self.sent));
+        let sndcnt = if pipe > ssthresh {
+            // Proportional: sent tracks delivered x ssthresh / RecoverFS, rounded up.
+            (delivered * u64::from(ssthresh)).div_ceil(u64::from(self.recover_fs.max(1))).saturating_sub(sent)
+        } else {
+            // PRR-SSRB: back up to ssthresh, at most one segment beyond what is delivered.
+            let limit = delivered.saturating_sub(sent).max(u64::from(self.just_delivered)) + 1;
+            u64::from(ssthresh - pipe).min(limit)
+        };
+        sndcnt as u32
+    }
 }
 
 impl Sender {
@@ -83,19 +123,35 @@ impl Sender {
     }
 
     /// Begin an RFC 6675 loss recovery (step 4): reduce, retransmit the first unacknowledged
-    /// segment, then send as `pipe` allows.
-    pub(super) fn enter_sack_recovery(&mut self, now: u64, info: &AckInfo, out: &mut Outbox) {
+    /// segment, then send as `pipe` (or PRR) allows. `delivered`: the segments the ACK that
+    /// begins it delivered (newly SACKed, or cumulatively ACKed and not SACKed before).
+    pub(super) fn enter_sack_recovery(&mut self, now: u64, info: &AckInfo, delivered: u32, out: &mut Outbox) {
         self.cc.inner_mut().on_loss(info);
         self.ecn_recover = self.snd_max;
         self.send_cwr = true;
         let una = self.snd_una;
-        self.recovery = Some(SackRecovery { point: self.snd_max, high_rxt: self.seg_end(una) });
+        let prr = self.prr.then(|| Prr {
+            recover_fs: self.segs_in(self.snd_una, self.snd_max),
+            delivered,
+            sent: 1, // the fast retransmit, below
+            just_delivered: delivered,
+        });
+        self.recovery = Some(SackRecovery { point: self.snd_max, high_rxt: self.seg_end(una), prr });
         self.transmit(now, una, out);
         self.rto.set(self.rtt.deadline(now, self.shift), out);
         self.sack_send(now, out);
     }
 
-    /// RFC 6675 step (C): while cwnd - pipe >= 1, send the segment NextSeg() picks.
+    /// Count the segments an ACK in recovery delivered (PRR's DeliveredData).
+    pub(super) fn recovery_delivered(&mut self, delivered: u32) {
+        if let Some(p) = self.recovery.as_mut().and_then(|r| r.prr.as_mut()) {
+            p.delivered += delivered;
+            p.just_delivered = delivered;
+        }
+    }
+
+    /// RFC 6675 step (C): while cwnd - pipe >= 1 (with PRR: while its allowance lasts), send the
+    /// segment NextSeg() picks.
     pub(super) fn sack_send(&mut self, now: u64, out: &mut Outbox) {
         let Some(mut rec) = self.recovery else { return };
         let lost = self.lost_below();
@@ -110,7 +166,9 @@ impl Sender {
             self.segs.iter().rposition(|s| s.sacked).map_or(self.snd_una, |i| self.snd_una + i as u64 * self.mss);
         let limit = self.limit(now);
         let wnd = self.window();
-        while pipe < wnd {
+        // With PRR, the segments it allows now; each one sent is counted in `prr.sent`.
+        let mut allowance = rec.prr.map(|p| p.allowance(pipe, wnd));
+        while allowance.map_or(pipe < wnd, |a| a > 0) {
             let from = (rec.high_rxt.max(self.snd_una) - self.snd_una).div_ceil(self.mss) as usize;
             // Rule 1: the first lost segment not retransmitted yet.
             let lost_seg = (from..lost).find(|&i| !self.segs[i].sacked);
@@ -137,6 +195,13 @@ impl Sender {
             self.transmit(now, seq, out);
             self.snd_nxt = self.snd_max;
             pipe += 1;
+            if let (Some(a), Some(p)) = (allowance.as_mut(), rec.prr.as_mut()) {
+                *a -= 1;
+                p.sent += 1;
+            }
+        }
+        if let Some(p) = rec.prr.as_mut() {
+            p.just_delivered = 0;
         }
         self.recovery = Some(rec);
     }
@@ -218,6 +283,39 @@ mod tests {
         let sent: usize = b.sent.iter().filter(|s| s.t > t0 && s.t <= t0 + RTT).count();
         let expected = half as usize - 1;
         assert_eq!(sent, expected, "sent in the round trip of recovery (w {w})");
+    }
+
+    #[test]
+    fn prr_sends_through_the_recovery_round_trip_where_rfc_6675_pauses_then_sends_as_much() {
+        // One loss in a window of w: RFC 6675 sends no new segment until pipe has fallen below
+        // ssthresh = w / 2 (about w / 2 - 2 duplicate ACKs after the fast retransmit); PRR sends
+        // one for every RecoverFS / ssthresh = 2 delivered from the start (RFC 6937 section 5's
+        // example). Both send the retransmission and w / 2 - 1 new segments before recovery ends.
+        let run = |keys: &str| {
+            let mut b =
+                Bench::new(&common(&format!("cc = \"reno\"\ninitial_ssthresh = 40\n{keys}")), None, GBPS, 50 * MS);
+            b.drop = drop_first(&[300]);
+            b.run_until(3000 * MS);
+            assert!(b.timeouts.is_empty());
+            b
+        };
+        let summary = |b: &Bench| {
+            let (w, _) = around_loss(b, 300);
+            let t0 = b.sends_of(300 * SEG)[1];
+            let new: Vec<u64> =
+                b.sent.iter().filter(|s| s.t >= t0 && !s.retx && s.seq > 300 * SEG).map(|s| s.t).collect();
+            let end = b.acks.iter().find(|a| a.0 > t0 && a.1 > 300 * SEG).unwrap().0;
+            // Duplicate ACKs that came, from the fast retransmit, before the first new segment.
+            let waited = b.acks.iter().filter(|a| a.0 > t0 && a.0 <= new[0]).count();
+            let in_recovery = new.iter().filter(|&&t| t < end).count();
+            (w as usize, waited, in_recovery)
+        };
+        let (w, waited, sent) = summary(&run("sack = true"));
+        let (w_prr, waited_prr, sent_prr) = summary(&run("sack = true\nprr = true"));
+        assert_eq!(w, w_prr, "the same window when the loss comes");
+        assert!(waited >= w / 2 - 3, "RFC 6675 waits {waited} ACKs (w {w})");
+        assert!(waited_prr <= 3, "PRR waits {waited_prr} ACKs (w {w})");
+        assert_eq!((sent, sent_prr), (w / 2 - 1, w / 2 - 1), "new segments sent in recovery (w {w})");
     }
 
     #[test]
