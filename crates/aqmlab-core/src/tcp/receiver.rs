@@ -106,7 +106,8 @@ pub struct Receiver {
     header: u32,
     ack_size: u32,
     delayed: bool,
-    delack_ns: u64,
+    /// How long the ACK of a lone segment waits, with `delayed`.
+    delack: SimDuration,
     /// Report application delays (Telnet).
     app_delay: bool,
     rcv_nxt: u64,
@@ -135,7 +136,7 @@ impl Receiver {
             header: c.header,
             ack_size: c.ack_size,
             delayed: c.delayed_ack,
-            delack_ns: c.delayed_ack_timeout_ns,
+            delack: SimDuration(c.delayed_ack_timeout_ns),
             app_delay,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
@@ -259,11 +260,7 @@ impl Agent for Receiver {
             if !self.delayed || filled || self.pending >= 2 || !self.ooo.is_empty() {
                 self.ack_now(None, false, out);
             } else if self.pending == 1 {
-                out.timers.push(TimerReq {
-                    at: now + SimDuration(self.delack_ns),
-                    kind: Timer::DelAck.kind(),
-                    gen: self.delack_gen,
-                });
+                out.timers.push(TimerReq { at: now + self.delack, kind: Timer::DelAck.kind(), gen: self.delack_gen });
             }
         }
     }
