@@ -60,7 +60,9 @@ def _help_width() -> int:
     return (columns or 80) - 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only``, the options of that command alone are added (the
+    others are listed by name and summary): what one command line needs, not seven commands'."""
     from aqmlab import __version__
     from aqmlab.commands import load_commands
 
@@ -71,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
         subparser = subcommands.add_parser(
             command.name, help=command.summary, description=command.description or command.summary
         )
-        command.add_arguments(subparser)
+        if only is None or command.name == only:
+            command.add_arguments(subparser)
         subparser.set_defaults(handler=command.handler)
     return parser
 
@@ -82,7 +85,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from aqmlab import ScenarioError, SimulationError
         from aqmlab.commands import CommandError
 
-        args = build_parser().parse_args(argv)
+        words = list(sys.argv[1:] if argv is None else argv)
+        # The command is the first word that is not an option (the top level's options take no
+        # value): only its options are built.
+        command = next((word for word in words if not word.startswith("-")), None)
+        args = build_parser(command).parse_args(words)
         try:
             return args.handler(args)
         except ScenarioError as error:

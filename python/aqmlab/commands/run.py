@@ -9,7 +9,6 @@ import sys
 from aqmlab.commands import Command, CommandError, UsageError, path_argument
 from aqmlab.commands._common import add_scenario_arguments, load_scenario
 from aqmlab.progress import ProgressReporter
-from aqmlab.report import format_results
 from aqmlab.run import run as run_scenario
 
 TYPE_CHECKING = False
@@ -90,6 +89,7 @@ def handle(args: argparse.Namespace) -> int:
         sys.stdout.write(results.to_json(indent=2) + "\n")
     else:
         from aqmlab.fair_share import scenario_fair_shares
+        from aqmlab.report import format_results  # tables only: --json does without
 
         fair = scenario_fair_shares(scenario)
         print(format_results(results, flows=args.flows, links=args.links, fair_shares=fair))
