@@ -144,10 +144,10 @@ mod tests {
     use crate::packet::flags;
     use crate::tcp::harness::{common, Bench, MS};
 
-    #[test]
-    fn a_timeout_backs_off_exponentially_until_an_ack_returns() {
-        let mut b = Bench::new(&common("cc = \"reno\""), None, GBPS, 50 * MS);
-        // Everything sent in [2 s, 12 s) is lost.
+    /// A flow whose packets sent in [2 s, 12 s) are all lost, run to 20 s; with the times its
+    /// first lost segment was sent again, after checking that each expiry doubled the timeout.
+    fn through_an_outage(config: &str) -> (Bench, Vec<u64>) {
+        let mut b = Bench::new(&common(config), None, GBPS, 50 * MS);
         b.drop = Box::new(|_, t| (2000 * MS..12000 * MS).contains(&t));
         b.run_until(20_000 * MS);
         let una = b.sent.iter().find(|s| s.dropped).unwrap().seq;
@@ -155,8 +155,14 @@ mod tests {
         let gaps: Vec<u64> = resends.windows(2).map(|w| w[1] - w[0]).collect();
         assert!(gaps.len() >= 4, "{resends:?}");
         for g in gaps.windows(2).take(4) {
-            assert_eq!(g[1], 2 * g[0], "each timeout doubles: {gaps:?}");
+            assert_eq!(g[1], 2 * g[0], "each expiry doubles the timeout: {gaps:?}");
         }
+        (b, resends)
+    }
+
+    #[test]
+    fn a_timeout_backs_off_exponentially_until_an_ack_returns() {
+        let (b, resends) = through_an_outage("cc = \"reno\"");
         // The window sits at one packet through the outage, the threshold falls to 2.
         let during: Vec<(u64, f64, f64)> =
             b.trace.iter().filter(|p| (resends[1]..12_000 * MS).contains(&p.0)).copied().collect();
@@ -245,16 +251,7 @@ mod tests {
     #[test]
     fn jk_on_per_segment_timers_backs_off_as_karn_until_a_valid_sample() {
         let jk = "cc = \"jk\"\nmax_window = 5\ninitial_ssthresh = 5\ntimers = \"per_segment\"";
-        let mut b = Bench::new(&common(jk), None, GBPS, 50 * MS);
-        b.drop = Box::new(|_, t| (2000 * MS..12000 * MS).contains(&t));
-        b.run_until(20_000 * MS);
-        let una = b.sent.iter().find(|s| s.dropped).unwrap().seq;
-        let resends: Vec<u64> = b.sends_of(una).into_iter().skip(1).collect();
-        let gaps: Vec<u64> = resends.windows(2).map(|w| w[1] - w[0]).collect();
-        assert!(gaps.len() >= 4, "{resends:?}");
-        for g in gaps.windows(2).take(4) {
-            assert_eq!(g[1], 2 * g[0], "each expiry doubles the timeout: {gaps:?}");
-        }
+        let (b, _) = through_an_outage(jk);
         // After the outage: recovered, the timeout back to the estimate, no sample from a resend.
         assert!(b.sender.rtt.backed_off(b.sender.shift) < 1_000 * MS);
         assert!(b.rtts.iter().all(|&r| r < 2 * RTT), "{:?}", b.rtts.iter().max());
