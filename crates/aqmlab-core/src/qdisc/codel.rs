@@ -531,19 +531,20 @@ mod tests {
     fn no_drop_with_one_mtu_or_less_queued() {
         let mut vars = CodelVars::default();
         let p = PARAMS;
-        // Sojourn 50 ms but only 1500 bytes left behind: never above target.
+        // Sojourn 50 ms but only 1500 bytes left behind: never above target. (The clock starts
+        // at 50 ms, so that the first head was enqueued at time 0, not before it.)
         let mut pkts = PacketArena::new();
         pkts.alloc(Packet::data(0, 0, 1, 1000));
-        for k in 0..1000u64 {
+        for k in 50..1050u64 {
             let t = k * MS;
             let mut q = Scripted { next_sojourn: 50 * MS, now: t, backlog: 1500 };
             let head = vars.dodequeue(&p, &mut q, t, &pkts);
             assert!(!head.ok_to_drop);
         }
-        let mut q = Scripted { next_sojourn: 50 * MS, now: 1000 * MS, backlog: 1501 };
-        assert!(!vars.dodequeue(&p, &mut q, 1000 * MS, &pkts).ok_to_drop, "the first above-target sample starts the interval");
-        let mut q = Scripted { next_sojourn: 50 * MS, now: 1100 * MS, backlog: 1501 };
-        assert!(vars.dodequeue(&p, &mut q, 1100 * MS, &pkts).ok_to_drop);
+        let mut q = Scripted { next_sojourn: 50 * MS, now: 1050 * MS, backlog: 1501 };
+        assert!(!vars.dodequeue(&p, &mut q, 1050 * MS, &pkts).ok_to_drop, "the first above-target sample starts the interval");
+        let mut q = Scripted { next_sojourn: 50 * MS, now: 1150 * MS, backlog: 1501 };
+        assert!(vars.dodequeue(&p, &mut q, 1150 * MS, &pkts).ok_to_drop);
     }
 
     #[test]
