@@ -109,6 +109,15 @@ struct LinkRt {
     wake_at: Option<u64>,
 }
 
+impl LinkRt {
+    /// The end (time, sequence number) of a transmission whose TxDone is not in the event queue
+    /// (a direct one nothing has waited behind): what `finish_tx_if_over` catches up with.
+    #[inline]
+    fn unqueued_end(&self) -> Option<(u64, u64)> {
+        (self.tx.is_some() && !self.tx_end_queued).then_some((self.tx_end, self.tx_seq))
+    }
+}
+
 /// One flow at run time (`repr(C)`, cache-line aligned): what a packet's round trip touches
 /// fits in the first four cache lines.
 #[repr(C, align(64))]

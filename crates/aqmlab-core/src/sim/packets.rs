@@ -320,9 +320,10 @@ impl Simulation {
     /// would have run already, had it been an event), finish it now, at the time it ended.
     #[inline]
     pub(super) fn finish_tx_if_over(&mut self, link_id: LinkId) {
-        let l = &self.links[link_id.index()];
-        if l.tx.is_some() && !l.tx_end_queued && self.sched.would_have_run(SimTime(l.tx_end), l.tx_seq) {
-            self.tx_done(l.tx_end, link_id);
+        if let Some((end, seq)) = self.links[link_id.index()].unqueued_end() {
+            if self.sched.would_have_run(SimTime(end), seq) {
+                self.tx_done(end, link_id);
+            }
         }
     }
 
@@ -337,9 +338,8 @@ impl Simulation {
     /// once (the window's start, the results).
     pub(super) fn finish_txs_before(&mut self, time: u64) {
         for li in 0..self.links.len() {
-            let l = &self.links[li];
-            if l.tx.is_some() && !l.tx_end_queued && l.tx_end < time {
-                self.tx_done(l.tx_end, LinkId(li as u32));
+            if let Some((end, _)) = self.links[li].unqueued_end().filter(|&(end, _)| end < time) {
+                self.tx_done(end, LinkId(li as u32));
             }
         }
     }
