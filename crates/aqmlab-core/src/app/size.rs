@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::conf::{FromNode, Val};
+use crate::conf::{choice_enum, Choice, FromNode, Val};
 use crate::rng::SimRng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -62,7 +62,27 @@ fn bytes_field(t: &crate::conf::Table, key: &str) -> Result<u32, String> {
     }
 }
 
+choice_enum! {
+    /// The distributions a size table names in its `dist` key.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum DistName {
+        Exponential = "exponential",
+        Uniform = "uniform",
+    }
+}
+
+impl DistName {
+    /// The keys a size table of this distribution may hold.
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            DistName::Exponential => &["dist", "mean"],
+            DistName::Uniform => &["dist", "min", "max"],
+        }
+    }
+}
+
 impl FromNode for SizeDist {
+    // A constant cannot be built from `DistName`'s names; a test checks it against them.
     const UNIT: &'static str = "bytes, or {dist = \"exponential\", mean = B} / {dist = \"uniform\", min = B, max = B}";
 
     fn from_node(val: &Val) -> Result<Self, String> {
@@ -72,21 +92,22 @@ impl FromNode for SizeDist {
             Val::Table(t) => {
                 let dist = match t.get("dist").map(|n| &n.val) {
                     Some(Val::Str(s)) => s.as_str(),
-                    _ => return Err("a size distribution needs dist = \"exponential\" or \"uniform\"".into()),
-                };
-                let allowed: &[&str] = match dist {
-                    "exponential" => &["dist", "mean"],
-                    "uniform" => &["dist", "min", "max"],
-                    other => {
-                        return Err(format!("unknown size distribution '{other}' (allowed: exponential, uniform)"))
+                    _ => {
+                        let quoted: Vec<String> = DistName::NAMES.iter().map(|n| format!("\"{n}\"")).collect();
+                        return Err(format!("a size distribution needs dist = {}", quoted.join(" or ")));
                     }
                 };
+                let Some(name) = DistName::from_name(dist) else {
+                    let allowed = DistName::NAMES.join(", ");
+                    return Err(format!("unknown size distribution '{dist}' (allowed: {allowed})"));
+                };
+                let allowed = name.keys();
                 if let Some((k, _)) = t.entries.iter().find(|(k, _)| !allowed.contains(&k.as_str())) {
                     return Err(format!("unknown key '{k}' in a {dist} size (allowed: {})", allowed.join(", ")));
                 }
-                match dist {
-                    "exponential" => Ok(SizeDist::Exponential { mean: bytes_field(t, "mean")? as f64 }),
-                    _ => {
+                match name {
+                    DistName::Exponential => Ok(SizeDist::Exponential { mean: bytes_field(t, "mean")? as f64 }),
+                    DistName::Uniform => {
                         let (min, max) = (bytes_field(t, "min")?, bytes_field(t, "max")?);
                         if min > max {
                             return Err(format!("min ({min}) must not exceed max ({max})"));
@@ -102,8 +123,45 @@ impl FromNode for SizeDist {
     fn show(&self) -> String {
         match self {
             SizeDist::Fixed { bytes } => bytes.to_string(),
-            SizeDist::Exponential { mean } => format!("{{dist = \"exponential\", mean = {mean}}}"),
-            SizeDist::Uniform { min, max } => format!("{{dist = \"uniform\", min = {min}, max = {max}}}"),
+            SizeDist::Exponential { mean } => {
+                format!("{{dist = \"{}\", mean = {mean}}}", DistName::Exponential.name())
+            }
+            SizeDist::Uniform { min, max } => {
+                format!("{{dist = \"{}\", min = {min}, max = {max}}}", DistName::Uniform.name())
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalogue_text_lists_every_distribution_with_its_keys() {
+        let shape = |d: &DistName| {
+            let params: Vec<String> = d.keys()[1..].iter().map(|k| format!(", {k} = B")).collect();
+            format!("{{dist = \"{}\"{}}}", d.name(), params.concat())
+        };
+        let shapes: Vec<String> = DistName::ALL.iter().map(shape).collect();
+        assert_eq!(SizeDist::UNIT, format!("bytes, or {}", shapes.join(" / ")));
+    }
+
+    #[test]
+    fn a_bad_distribution_is_answered_with_the_names_allowed() {
+        let read = |text: &str| SizeDist::from_node(&crate::conf::parse_override_value("x", text).val);
+        assert_eq!(
+            read("{ mean = 1 }").unwrap_err(),
+            "a size distribution needs dist = \"exponential\" or \"uniform\""
+        );
+        assert_eq!(
+            read("{ dist = \"pareto\", mean = 1 }").unwrap_err(),
+            "unknown size distribution 'pareto' (allowed: exponential, uniform)"
+        );
+        assert_eq!(
+            read("{ dist = \"uniform\", mean = 1 }").unwrap_err(),
+            "unknown key 'mean' in a uniform size (allowed: dist, min, max)"
+        );
+        assert_eq!(read("{ dist = \"uniform\", min = 2, max = 9 }"), Ok(SizeDist::Uniform { min: 2, max: 9 }));
     }
 }
