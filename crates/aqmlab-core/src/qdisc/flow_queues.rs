@@ -38,7 +38,7 @@ use serde::Serialize;
 
 use super::codel::StampedFifo;
 use super::{DropReason, QdiscCtx, Verdict};
-use crate::conf::{Bytes, Fields, Limit, Result};
+use crate::conf::{choice_enum, Bytes, Choice, Fields, Limit, Result};
 use crate::packet::{Packet, PacketId};
 
 /// How packets are sorted into queues.
@@ -88,19 +88,20 @@ impl FlowQueueParams {
             Limit::Packets(10240),
             "buffer over all queues (Linux's default 10240 packets); what happens beyond it depends on the discipline",
         )?;
+        let doc = flows_doc();
         let flows = match f.node("flows") {
             Some(node) if matches!(node.val, crate::conf::Val::Str(_)) => {
-                let s: String = f.or("flows", String::new(), FLOWS_DOC)?;
-                f.ensure(
-                    s == "exact",
-                    "flows",
-                    format!("'{s}' is not a number of queues (allowed: 1 to 65536, or \"exact\")"),
-                )?;
-                Classify::Exact
+                let s: String = f.or("flows", String::new(), &doc)?;
+                match FlowsWord::from_name(&s) {
+                    Some(word) => word.classify(),
+                    None => {
+                        return Err(f.error("flows", format!("'{s}' is not a number of queues ({})", flows_allowed())))
+                    }
+                }
             }
             _ => {
-                let n: u32 = f.or("flows", 1024u32, FLOWS_DOC)?;
-                f.ensure((1..=65536).contains(&n), "flows", format!("{n} queues (allowed: 1 to 65536, or \"exact\")"))?;
+                let n: u32 = f.or("flows", 1024u32, &doc)?;
+                f.ensure((1..=MAX_BUCKETS).contains(&n), "flows", format!("{n} queues ({})", flows_allowed()))?;
                 Classify::Hashed(n)
             }
         };
@@ -117,7 +118,42 @@ impl FlowQueueParams {
     }
 }
 
-const FLOWS_DOC: &str = "number of hash buckets (queues), or \"exact\" for one queue per flow";
+const MAX_BUCKETS: u32 = 65536;
+
+choice_enum! {
+    /// The words `flows` takes instead of a number of hash buckets.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum FlowsWord {
+        Exact = "exact",
+    }
+}
+
+impl FlowsWord {
+    fn classify(self) -> Classify {
+        match self {
+            FlowsWord::Exact => Classify::Exact,
+        }
+    }
+
+    /// What the word asks for, as the catalogue says it.
+    fn meaning(self) -> &'static str {
+        match self {
+            FlowsWord::Exact => "one queue per flow",
+        }
+    }
+}
+
+fn flows_doc() -> String {
+    let words: Vec<String> =
+        FlowsWord::ALL.iter().map(|w| format!(", or \"{}\" for {}", w.name(), w.meaning())).collect();
+    format!("number of hash buckets (queues){}", words.concat())
+}
+
+/// What `flows` allows, for messages.
+fn flows_allowed() -> String {
+    let words: Vec<String> = FlowsWord::NAMES.iter().map(|n| format!(", or \"{n}\"")).collect();
+    format!("allowed: 1 to {MAX_BUCKETS}{}", words.concat())
+}
 
 /// The AQM each queue runs.
 pub trait FlowAqm: Default {
@@ -399,5 +435,23 @@ mod tests {
     fn the_fattest_queue_is_the_one_with_most_bytes_lowest_index_first() {
         assert_eq!(fattest([0, 3000, 1500, 3000].into_iter()), Some(1));
         assert_eq!(fattest([0, 0].into_iter()), None);
+    }
+
+    #[test]
+    fn flows_is_a_number_or_a_word_and_a_bad_one_names_both() {
+        let read = |text: &str| {
+            let src = crate::conf::Source { path: "t.toml".into() };
+            let t = crate::conf::parse_toml(text, &src).unwrap();
+            let mut f = Fields::new(&src, "queue", &t, crate::conf::Origin::Line(1));
+            FlowQueueParams::read(&mut f).map(|p| p.flows).map_err(|e| e.message)
+        };
+        assert_eq!(read("flows = 8"), Ok(Classify::Hashed(8)));
+        assert_eq!(read("flows = \"exact\""), Ok(Classify::Exact));
+        assert_eq!(
+            read("flows = \"many\""),
+            Err("'many' is not a number of queues (allowed: 1 to 65536, or \"exact\")".to_string())
+        );
+        assert_eq!(read("flows = 0"), Err("0 queues (allowed: 1 to 65536, or \"exact\")".to_string()));
+        assert_eq!(flows_doc(), "number of hash buckets (queues), or \"exact\" for one queue per flow");
     }
 }
