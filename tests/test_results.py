@@ -121,6 +121,38 @@ def test_columns_need_no_pandas_and_refuse_unknown_tables():
         run.columns("flow")
 
 
+def test_text_columns_are_read_as_their_values_with_gaps_and_any_utf8():
+    from array import array
+
+    from aqmlab.results import TextColumn
+
+    values = ["s1->r1", None, "réseau", "", "x"]
+    data = "".join(v or "" for v in values).encode()
+    ends, end = [], 0
+    for v in values:
+        end += len((v or "").encode())
+        ends.append(end)
+    column = TextColumn(data, array("q", ends).tobytes(), bytes(v is not None for v in values))
+    assert len(column) == 5
+    assert list(column) == values == column.tolist() == column[:]
+    assert column[-3] == "réseau" and column[1:3] == [None, "réseau"]
+    with pytest.raises(IndexError):
+        column[5]
+
+
+def test_text_columns_from_the_core_match_the_json():
+    import aqmlab
+
+    run = aqmlab.run(
+        REPO_ROOT / "scenarios/examples/udp-dumbbell.toml",
+        overrides={"simulation.duration": "2s", "simulation.warmup": "1s"},
+    )
+    raw_links = run.raw["links"]
+    for name, values in run.columns("links").items():
+        if isinstance(values, aqmlab.results.TextColumn):
+            assert list(values) == [link[name] for link in raw_links], name
+
+
 def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 

@@ -69,9 +69,11 @@ class RunResults:
         """{"run": the document's scalar keys, "fairness": ..., "counts": {"flows": n, "links": n}}."""
     def series_json(self) -> str:
         """The document's "series" key, as JSON."""
-    def table(self, name: str) -> list[tuple[str, str, bytes | list[str | None]]]:
+    def table(self, name: str) -> list[tuple[str, str, bytes | tuple[bytes, bytes, bytes]]]:
         """A table ("flows", "links" or "link_flows") as columns (name, kind, values): kind "i8" or
-        "f8" with little-endian int64 or float64 bytes, "?" with bytes of 0 and 1, "str" with a list."""
+        "f8" with little-endian int64 or float64 bytes, "?" with bytes of 0 and 1, "str" with
+        (the values' UTF-8 one after another, each value's end as int64 bytes, bytes of 0 for a
+        missing value and 1 for a present one)."""
 
 def parse_scenario(text: str, path: str, overrides: list[tuple[str, str]] = ...) -> Scenario:
     """Parse and validate TOML text; overrides are --set KEY=VALUE pairs applied before validation.

@@ -207,10 +207,7 @@ class Results:
         columns = self.columns(table)
         if not columns and table == "link_flows":
             return pd.DataFrame(columns=["link", "flow"])
-        # Arrays become numpy arrays without a copy (the buffer protocol).
-        return pd.DataFrame(
-            {name: values if isinstance(values, list) else _numpy(values) for name, values in columns.items()}
-        )
+        return pd.DataFrame({name: _frame_column(values) for name, values in columns.items()})
 
     @cached_property
     def series(self) -> dict[str, pd.DataFrame]:
@@ -249,14 +246,53 @@ def _check_format(found: object) -> None:
 
 def _decode(kind: str, values: Any) -> Sequence[Any]:
     """A column as the core hands it over: int64 or float64 little-endian bytes, bools as bytes,
-    text as a list."""
+    text as one buffer with each value's end."""
     if kind == "i8":
         return array("q", values)
     if kind == "f8":
         return array("d", values)
     if kind == "?":
         return [bool(b) for b in values]
-    return values
+    if kind == "str":
+        return TextColumn(*values)
+    raise ValueError(f"a column of unknown kind {kind!r}")
+
+
+class TextColumn(Sequence):
+    """A text column as the core hands it over: the values' UTF-8 one after another and where
+    each ends. A value becomes a Python string when it is read, so a report of 50 rows of a
+    100,000-row table makes 50 strings, not 100,000."""
+
+    def __init__(self, data: bytes, ends: bytes, present: bytes):
+        self._data, self._ends, self._present = data, array("q", ends), present
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def __getitem__(self, row: Any) -> Any:
+        if isinstance(row, slice):
+            return [self[i] for i in range(*row.indices(len(self)))]
+        if row < 0:
+            row += len(self)
+        if not 0 <= row < len(self):
+            raise IndexError(f"row {row} of a column of {len(self)}")
+        if not self._present[row]:
+            return None
+        return self._data[self._ends[row - 1] if row else 0 : self._ends[row]].decode()
+
+    def tolist(self) -> list[str | None]:
+        """Every value, as pandas takes a column."""
+        data, present = self._data, self._present
+        starts = [0, *self._ends[:-1]]
+        return [data[a:b].decode() if p else None for a, b, p in zip(starts, self._ends, present)]
+
+
+def _frame_column(values: Sequence[Any]) -> Any:
+    """A column as pandas takes it: text and bools as lists, numbers as numpy arrays without a
+    copy (the buffer protocol)."""
+    if isinstance(values, TextColumn):
+        return values.tolist()
+    return values if isinstance(values, list) else _numpy(values)
 
 
 def _numpy(values: Sequence[Any]) -> Any:

@@ -98,7 +98,7 @@ pub struct RunInfo {
 impl Results {
     /// The flows, one row each, as columns (the JSON's `flows`; maps spread into `field.key`).
     pub fn flow_table(&self) -> Result<Table, ColumnError> {
-        let mut t = Table::new();
+        let mut t = Table::with_rows(self.flows.len());
         for f in &self.flows {
             t.push(&[], f, &[])?;
         }
@@ -107,7 +107,7 @@ impl Results {
 
     /// The link directions, one row each (the JSON's `links` without their per-flow lists).
     pub fn link_table(&self) -> Result<Table, ColumnError> {
-        let mut t = Table::new();
+        let mut t = Table::with_rows(self.links.len());
         for l in &self.links {
             t.push(&[], l, &["flows"])?;
         }
@@ -116,7 +116,7 @@ impl Results {
 
     /// One row per connection of a workload.
     pub fn connection_table(&self) -> Result<Table, ColumnError> {
-        let mut t = Table::new();
+        let mut t = Table::with_rows(self.connections.len());
         for c in &self.connections {
             t.push(&[], c, &[])?;
         }
@@ -125,7 +125,7 @@ impl Results {
 
     /// One row per (link direction, flow crossing it), the link's name first.
     pub fn link_flow_table(&self) -> Result<Table, ColumnError> {
-        let mut t = Table::new();
+        let mut t = Table::with_rows(self.links.iter().map(|l| l.flows.len()).sum());
         for l in &self.links {
             for f in &l.flows {
                 t.push(&[("link", &l.name)], f, &[])?;
