@@ -26,6 +26,7 @@
 use serde::Serialize;
 
 use crate::conf::{choice_enum, Duration, Fields, Result};
+use crate::units::{SimDuration, SimTime};
 
 /// Which estimate the timeout comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -200,10 +201,10 @@ impl RttEstimator {
     }
 
     /// A round-trip sample: the packet left at `sent_at` and its acknowledgement came `now`.
-    pub fn sample(&mut self, sent_at: u64, now: u64) {
+    pub fn sample(&mut self, sent_at: SimTime, now: SimTime) {
         let r = match self.p.tick_ns {
-            0 => (now - sent_at) as f64,
-            t => ((now / t - sent_at / t) * t) as f64,
+            0 => (now - sent_at).ns() as f64,
+            t => ((now.ns() / t - sent_at.ns() / t) * t) as f64,
         };
         match self.p.estimator {
             Estimator::Generic { gain, .. } => {
@@ -222,8 +223,8 @@ impl RttEstimator {
         self.md.valid.then_some(self.md.srtt)
     }
 
-    /// The timeout before backoff, ns, within [min_rto, max_rto].
-    pub fn rto(&self) -> u64 {
+    /// The timeout before backoff, within [min_rto, max_rto].
+    pub fn rto(&self) -> SimDuration {
         let raw = if !self.md.valid {
             self.p.initial_rto_ns as f64
         } else {
@@ -232,22 +233,22 @@ impl RttEstimator {
                 Estimator::Jacobson => self.md.timeout(),
             }
         };
-        (raw.round() as u64).clamp(self.p.min_rto_ns, self.p.max_rto_ns)
+        SimDuration((raw.round() as u64).clamp(self.p.min_rto_ns, self.p.max_rto_ns))
     }
 
-    /// The timeout after `shift` backoffs, ns.
-    pub fn backed_off(&self, shift: u32) -> u64 {
+    /// The timeout after `shift` backoffs.
+    pub fn backed_off(&self, shift: u32) -> SimDuration {
         let shift = if self.p.backoff { shift.min(MAX_BACKOFF_SHIFT) } else { 0 };
-        (self.rto() << shift).min(self.p.max_rto_ns).max(self.p.min_rto_ns)
+        SimDuration((self.rto().ns() << shift).min(self.p.max_rto_ns).max(self.p.min_rto_ns))
     }
 
     /// When a timeout set `now` after `shift` backoffs expires (on a tick boundary when the
     /// timer is coarse).
-    pub fn deadline(&self, now: u64, shift: u32) -> u64 {
+    pub fn deadline(&self, now: SimTime, shift: u32) -> SimTime {
         let rto = self.backed_off(shift);
         match self.p.tick_ns {
             0 => now + rto,
-            t => (now / t + rto.div_ceil(t).max(1)) * t,
+            t => SimTime((now.ns() / t + rto.ns().div_ceil(t).max(1)) * t),
         }
     }
 }
@@ -259,35 +260,35 @@ mod tests {
     #[test]
     fn jacobson_starts_at_r_and_r_over_2_and_floors_at_min_rto() {
         let mut e = RttEstimator::new(RtoParams::JACOBSON);
-        assert_eq!(e.rto(), 3 * S);
-        e.sample(0, 100 * MS);
+        assert_eq!(e.rto(), SimDuration(3 * S));
+        e.sample(SimTime(0), SimTime(100 * MS));
         assert_eq!(e.srtt(), Some(100e6));
-        assert_eq!(e.rto(), 300 * MS); // 100 + 4 * 50
+        assert_eq!(e.rto(), SimDuration(300 * MS)); // 100 + 4 * 50
         for _ in 0..200 {
-            let t = 10 * S;
-            e.sample(t, t + 100 * MS);
+            let t = SimTime(10 * S);
+            e.sample(t, t + SimDuration(100 * MS));
         }
-        assert_eq!(e.rto(), 200 * MS, "rttvar decays; the floor holds");
+        assert_eq!(e.rto(), SimDuration(200 * MS), "rttvar decays; the floor holds");
     }
 
     #[test]
     fn generic_timeout_is_beta_times_the_ewma() {
         let mut e = RttEstimator::new(RtoParams::GENERIC);
-        e.sample(0, S);
-        assert_eq!(e.rto(), 2 * S);
-        e.sample(0, 9 * S); // srtt = 1 + (9 - 1) / 8 = 2 s
-        assert_eq!(e.rto(), 4 * S);
+        e.sample(SimTime(0), SimTime(S));
+        assert_eq!(e.rto(), SimDuration(2 * S));
+        e.sample(SimTime(0), SimTime(9 * S)); // srtt = 1 + (9 - 1) / 8 = 2 s
+        assert_eq!(e.rto(), SimDuration(4 * S));
     }
 
     #[test]
     fn backoff_doubles_up_to_64_times_and_max_rto() {
         let e = RttEstimator::new(RtoParams { max_rto_ns: 1000 * S, ..RtoParams::JACOBSON });
-        let seq: Vec<u64> = (0..9).map(|k| e.backed_off(k) / S).collect();
+        let seq: Vec<u64> = (0..9).map(|k| e.backed_off(k).ns() / S).collect();
         assert_eq!(seq, [3, 6, 12, 24, 48, 96, 192, 192, 192]);
         let capped = RttEstimator::new(RtoParams::JACOBSON);
-        assert_eq!(capped.backed_off(5), 64 * S);
+        assert_eq!(capped.backed_off(5), SimDuration(64 * S));
         let none = RttEstimator::new(RtoParams::GENERIC);
-        assert_eq!(none.backed_off(3), 3 * S);
+        assert_eq!(none.backed_off(3), SimDuration(3 * S));
     }
 
     fn read(text: &str, d: RtoParams) -> Result<RtoParams> {
@@ -315,14 +316,14 @@ mod tests {
         let p = RtoParams { tick_ns: 500 * MS, min_rto_ns: S, ..RtoParams::JACOBSON };
         let mut e = RttEstimator::new(p);
         // 300 ms that cross one boundary measure one tick; 300 ms within a tick measure none.
-        e.sample(400 * MS, 700 * MS);
+        e.sample(SimTime(400 * MS), SimTime(700 * MS));
         assert_eq!(e.srtt(), Some(500e6));
         let mut z = RttEstimator::new(p);
-        z.sample(100 * MS, 400 * MS);
+        z.sample(SimTime(100 * MS), SimTime(400 * MS));
         assert_eq!(z.srtt(), Some(0.0));
         // A 1 s timeout (2 ticks) set at 1.2 s expires at the 2nd boundary after it: 2.0 s.
-        assert_eq!(z.rto(), S);
-        assert_eq!(z.deadline(1200 * MS, 0), 2 * S);
-        assert_eq!(z.deadline(1000 * MS, 0), 2 * S);
+        assert_eq!(z.rto(), SimDuration(S));
+        assert_eq!(z.deadline(SimTime(1200 * MS), 0), SimTime(2 * S));
+        assert_eq!(z.deadline(SimTime(1000 * MS), 0), SimTime(2 * S));
     }
 }

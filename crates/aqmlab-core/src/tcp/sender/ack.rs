@@ -16,27 +16,27 @@ use super::sack::DUP_THRESH;
 use super::Sender;
 use crate::agent::Outbox;
 use crate::packet::{flags, Packet};
-use crate::units::SimDuration;
+use crate::units::{SimDuration, SimTime};
 
 impl Sender {
-    fn ack_info(&self, now: u64, pkt: &Packet, acked: u32, flight: u32, rtt: Option<u64>) -> AckInfo {
+    fn ack_info(&self, now: SimTime, pkt: &Packet, acked: u32, flight: u32, rtt: Option<SimDuration>) -> AckInfo {
         self.ack_info_with(now, pkt, acked, flight, rtt, None)
     }
 
     fn ack_info_with(
         &self,
-        now: u64,
+        now: SimTime,
         pkt: &Packet,
         acked: u32,
         flight: u32,
-        rtt: Option<u64>,
+        rtt: Option<SimDuration>,
         rate: Option<RateSample>,
     ) -> AckInfo {
         let una = self.segs.front();
         AckInfo {
             delivered: self.delivery.delivered,
             rate,
-            now,
+            now: now.ns(),
             ack: self.snd_una,
             mss: self.mss,
             acked,
@@ -46,9 +46,9 @@ impl Sender {
             snd_max: self.snd_max,
             dupacks: self.dupacks,
             ece: pkt.has(flags::ECE),
-            rtt,
+            rtt: rtt.map(SimDuration::ns),
             srtt: self.rtt.srtt().map(|s| s as u64),
-            una_sent_at: una.map(|s| s.last_sent),
+            una_sent_at: una.map(|s| s.last_sent.ns()),
             una_sends: una.map_or(0, |s| s.sends),
         }
     }
@@ -65,7 +65,7 @@ impl Sender {
     }
 
     /// Carry out the congestion control's answer.
-    fn react(&mut self, now: u64, r: Reaction, out: &mut Outbox) {
+    fn react(&mut self, now: SimTime, r: Reaction, out: &mut Outbox) {
         if (r.retransmit || r.go_back) && self.snd_una > self.ecn_recover {
             // A loss reduction: no ECN reduction for the data now outstanding, and CWR on the
             // next new data (RFC 3168 section 6.1.2: for any reduction).
@@ -88,12 +88,12 @@ impl Sender {
         }
     }
 
-    pub(super) fn on_ack(&mut self, now: u64, pkt: &Packet, out: &mut Outbox) {
+    pub(super) fn on_ack(&mut self, now: SimTime, pkt: &Packet, out: &mut Outbox) {
         let ack = pkt.ack.min(self.snd_max);
         if ack > self.snd_una {
             // The round trip of the packet that caused this ACK.
             let sent_at = if !pkt.has(flags::RETX) {
-                Some(pkt.echo)
+                Some(SimTime(pkt.echo))
             } else if self.sample_first_sent && pkt.seq >= self.snd_una && pkt.seq < self.snd_max {
                 Some(self.segs[((pkt.seq - self.snd_una) / self.mss) as usize].first_sent)
             } else {
@@ -104,7 +104,7 @@ impl Sender {
                 self.shift = 0;
                 now - t
             });
-            out.rtt_samples.extend(rtt.map(SimDuration));
+            out.rtt_samples.extend(rtt);
             let flight = self.segs_in(self.snd_una, self.snd_max);
             let acked = self.segs_in(self.snd_una, ack);
             if let Some(t) = rtt {

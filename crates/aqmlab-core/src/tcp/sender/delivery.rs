@@ -3,6 +3,7 @@
 
 use super::super::cc::RateSample;
 use super::Sender;
+use crate::units::{SimDuration, SimTime};
 
 /// Delivery-rate estimation (draft-cheng-iccrg-delivery-rate-estimation-00): the sender counts
 /// the segments delivered (cumulatively acknowledged) and when the count last moved; each
@@ -11,41 +12,41 @@ use super::Sender;
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Delivery {
     pub(super) delivered: u64,
-    pub(super) delivered_time: u64,
+    pub(super) delivered_time: SimTime,
     /// When the first segment of the current flight was sent.
-    pub(super) first_sent_time: u64,
+    pub(super) first_sent_time: SimTime,
     /// The smallest round trip seen: rate samples over a shorter interval are discarded (a
     /// cumulative ACK that jumps after a repair would otherwise claim a rate the path never had).
-    pub(super) min_rtt: u64,
+    pub(super) min_rtt: SimDuration,
 }
 
 /// What a transmission records of [`Delivery`].
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Snapshot {
     pub(super) delivered: u64,
-    pub(super) delivered_time: u64,
-    pub(super) first_sent_time: u64,
+    pub(super) delivered_time: SimTime,
+    pub(super) first_sent_time: SimTime,
 }
 
 impl Sender {
     /// Count `acked` segments delivered at `now` and take the rate sample of the last of them
     /// (the draft's P, the most recently sent segment this ACK covers).
-    pub(super) fn rate_sample(&mut self, now: u64, acked: u32) -> Option<RateSample> {
+    pub(super) fn rate_sample(&mut self, now: SimTime, acked: u32) -> Option<RateSample> {
         let last = *self.segs.get(acked.checked_sub(1)? as usize)?;
         self.delivery.delivered += acked as u64;
         self.delivery.delivered_time = now;
         // The next burst is measured from this segment's transmission.
         self.delivery.first_sent_time = last.last_sent;
-        let send_elapsed = last.last_sent.saturating_sub(last.snap.first_sent_time);
-        let ack_elapsed = now.saturating_sub(last.snap.delivered_time);
+        let send_elapsed = last.last_sent.saturating_since(last.snap.first_sent_time);
+        let ack_elapsed = now.saturating_since(last.snap.delivered_time);
         let interval = send_elapsed.max(ack_elapsed);
         let delivered = self.delivery.delivered - last.snap.delivered;
-        if interval == 0 || interval < self.delivery.min_rtt {
+        if interval == SimDuration(0) || interval < self.delivery.min_rtt {
             return None;
         }
         Some(RateSample {
             delivered,
-            interval_ns: interval,
+            interval_ns: interval.ns(),
             prior_delivered: last.snap.delivered,
             app_limited: self.limit(now) != u64::MAX && self.snd_nxt >= self.limit(now),
         })

@@ -44,15 +44,15 @@ use timers::LazyTimer;
 /// A segment sent and not yet acknowledged.
 #[derive(Clone, Copy, Debug)]
 struct Seg {
-    first_sent: u64,
-    last_sent: u64,
+    first_sent: SimTime,
+    last_sent: SimTime,
     /// The delivery-rate snapshot at its last transmission (see [`Delivery`]).
     snap: Snapshot,
     sends: u32,
-    /// When the application generated its data (Telnet), else 0.
-    app_ts: u64,
+    /// When the application generated its data (Telnet), else time 0.
+    app_ts: SimTime,
     /// When its own timer expires (generic timeouts only).
-    deadline: u64,
+    deadline: SimTime,
     /// A SACK block covered it (SACK flows only).
     sacked: bool,
 }
@@ -65,7 +65,7 @@ enum Opening {
     /// `start` has not come yet, and the flow opens with a SYN.
     Closed,
     /// The SYN is out: first sent at `first`, `sends` times so far.
-    SynSent { first: u64, sends: u32 },
+    SynSent { first: SimTime, sends: u32 },
 }
 
 pub struct Sender {
@@ -158,9 +158,9 @@ impl Sender {
             ect: if c.sends_ect1() { flags::ECT | flags::ECT1 } else { flags::ECT },
             ecn_recover: 0,
             send_cwr: false,
-            delivery: Delivery { min_rtt: u64::MAX, ..Delivery::default() },
+            delivery: Delivery { min_rtt: SimDuration(u64::MAX), ..Delivery::default() },
             pacer: (c.pacing || c.cc.info().paces)
-                .then(|| Box::new(Pacer { next_send: 0, timer: LazyTimer::new(Timer::Pace) })),
+                .then(|| Box::new(Pacer { next_send: SimTime::ZERO, timer: LazyTimer::new(Timer::Pace) })),
             sack: c.sack,
             limited_transmit: c.limited_transmit,
             prr: c.prr,
@@ -184,7 +184,7 @@ impl Sender {
     }
 
     /// The retransmission timer's deadline, if running.
-    pub fn rto_deadline(&self) -> Option<u64> {
+    pub fn rto_deadline(&self) -> Option<SimTime> {
         self.rto.deadline()
     }
 
@@ -208,15 +208,15 @@ impl Sender {
 
     /// The connection is open (at the start, or on the SYN-ACK): the application starts, and
     /// data goes out as the window allows.
-    fn begin_data(&mut self, now: u64, out: &mut Outbox) {
-        if self.source.as_mut().is_none_or(|s| s.start(SimTime(now), out)) {
+    fn begin_data(&mut self, now: SimTime, out: &mut Outbox) {
+        if self.source.as_mut().is_none_or(|s| s.start(now, out)) {
             self.send_allowed(now, out);
         }
     }
 
     /// Send the SYN (again), with the retransmission timer as for data (its initial value
     /// before any sample, backed off after each expiry).
-    fn send_syn(&mut self, now: u64, out: &mut Outbox) {
+    fn send_syn(&mut self, now: SimTime, out: &mut Outbox) {
         let Opening::SynSent { first, sends } = self.opening else { return };
         let fl = if sends > 0 { flags::SYN | flags::RETX } else { flags::SYN };
         out.packets
@@ -226,11 +226,11 @@ impl Sender {
     }
 }
 
-/// The sender keeps nanoseconds inside (its rooms, the RTT estimator, the controls, the
-/// packets' stamps): each entry point unwraps the contract's typed time at once.
+/// The sender keeps typed time inside (its rooms, the RTT estimator, the timers); the controls'
+/// `AckInfo` and `TimeoutInfo` and the packets' stamps are still nanoseconds, converted where
+/// they are built or read.
 impl Agent for Sender {
     fn start(&mut self, now: SimTime, out: &mut Outbox) {
-        let now = now.ns();
         if self.opening == Opening::Closed {
             self.opening = Opening::SynSent { first: now, sends: 0 };
             return self.send_syn(now, out);
@@ -239,7 +239,6 @@ impl Agent for Sender {
     }
 
     fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut Outbox) {
-        let now = now.ns();
         if self.done || pkt.is_data() {
             return;
         }
@@ -249,7 +248,7 @@ impl Agent for Sender {
                 // Karn's rule: a SYN sent more than once gives no sample.
                 if sends == 1 {
                     self.rtt.sample(first, now);
-                    out.rtt_samples.push(SimDuration(now - first));
+                    out.rtt_samples.push(now - first);
                     self.delivery.min_rtt = self.delivery.min_rtt.min(now - first);
                 }
                 self.shift = 0;
@@ -263,7 +262,6 @@ impl Agent for Sender {
     }
 
     fn on_timer(&mut self, now: SimTime, kind: TimerKind, gen: u32, out: &mut Outbox) {
-        let now = now.ns();
         let Some(timer) = Timer::of(kind) else { return };
         if self.done {
             return;
@@ -287,12 +285,12 @@ impl Agent for Sender {
                 }
             }
             Timer::App => {
-                if self.when.stop.is_some_and(|s| now >= s.ns()) {
+                if self.when.stop.is_some_and(|s| now >= s) {
                     return;
                 }
                 let mss = self.mss;
                 if let Some(source) = &mut self.source {
-                    source.on_timer(SimTime(now), mss, out);
+                    source.on_timer(now, mss, out);
                 }
                 self.send_allowed(now, out);
             }
@@ -307,7 +305,7 @@ impl Agent for Sender {
         out.push(("cwnd_pkts", cc.cwnd()));
         out.push(("ssthresh_pkts", if ssthresh.is_finite() { ssthresh } else { f64::NAN }));
         out.push(("srtt_s", self.rtt.srtt().map_or(f64::NAN, |s| s * 1e-9)));
-        out.push(("rto_s", self.rtt.backed_off(self.shift) as f64 * 1e-9));
+        out.push(("rto_s", self.rtt.backed_off(self.shift).ns() as f64 * 1e-9));
         if self.pacer.is_some() {
             out.push(("pacing_rate_bps", self.pacing_rate_bps().unwrap_or(f64::NAN)));
         }

@@ -31,6 +31,7 @@ use super::super::cc::AckInfo;
 use super::Sender;
 use crate::agent::Outbox;
 use crate::packet::Packet;
+use crate::units::SimTime;
 
 /// Duplicate ACKs, or segments SACKed above a hole, that make it a loss (RFC 6675's DupThresh).
 pub(super) const DUP_THRESH: usize = 3;
@@ -125,7 +126,7 @@ impl Sender {
     /// Begin an RFC 6675 loss recovery (step 4): reduce, retransmit the first unacknowledged
     /// segment, then send as `pipe` (or PRR) allows. `delivered`: the segments the ACK that
     /// begins it delivered (newly SACKed, or cumulatively ACKed and not SACKed before).
-    pub(super) fn enter_sack_recovery(&mut self, now: u64, info: &AckInfo, delivered: u32, out: &mut Outbox) {
+    pub(super) fn enter_sack_recovery(&mut self, now: SimTime, info: &AckInfo, delivered: u32, out: &mut Outbox) {
         self.cc.inner_mut().on_loss(info);
         self.ecn_recover = self.snd_max;
         self.send_cwr = true;
@@ -152,7 +153,7 @@ impl Sender {
 
     /// RFC 6675 step (C): while cwnd - pipe >= 1 (with PRR: while its allowance lasts), send the
     /// segment NextSeg() picks.
-    pub(super) fn sack_send(&mut self, now: u64, out: &mut Outbox) {
+    pub(super) fn sack_send(&mut self, now: SimTime, out: &mut Outbox) {
         let Some(mut rec) = self.recovery else { return };
         let lost = self.lost_below();
         let mut pipe = 0u32;

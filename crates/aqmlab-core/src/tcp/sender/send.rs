@@ -15,21 +15,21 @@ use super::timers::LazyTimer;
 use super::{Seg, Sender};
 use crate::agent::Outbox;
 use crate::packet::{flags, Packet};
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
 
 /// A paced sender's state: when the next packet may leave, and the timer that wakes it then.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Pacer {
-    pub(super) next_send: u64,
+    pub(super) next_send: SimTime,
     pub(super) timer: LazyTimer,
 }
 
 impl Sender {
     /// Bytes the application lets the sender send by `now`.
-    pub(super) fn limit(&self, now: u64) -> u64 {
+    pub(super) fn limit(&self, now: SimTime) -> u64 {
         let supplied = self.source.as_ref().map_or(u64::MAX, |s| s.supplied());
         let cap = supplied.min(self.total.unwrap_or(u64::MAX));
-        if self.when.stop.is_some_and(|s| now >= s.ns()) {
+        if self.when.stop.is_some_and(|s| now >= s) {
             cap.min(self.snd_max)
         } else {
             cap
@@ -52,7 +52,7 @@ impl Sender {
 
     /// Send what the window and the application allow (and, paced, what the rate allows now:
     /// the rest when the pacing timer fires).
-    pub(super) fn send_allowed(&mut self, now: u64, out: &mut Outbox) {
+    pub(super) fn send_allowed(&mut self, now: SimTime, out: &mut Outbox) {
         if self.recovery.is_some() {
             return self.sack_send(now, out);
         }
@@ -106,7 +106,7 @@ impl Sender {
 
     /// A paced sender: whether the segment at `seq` may leave now (if so, the next one's time is
     /// set); if not, the pacing timer is armed for when it may.
-    pub(super) fn pace(&mut self, now: u64, seq: u64, out: &mut Outbox) -> bool {
+    pub(super) fn pace(&mut self, now: SimTime, seq: u64, out: &mut Outbox) -> bool {
         let Some(rate) = self.pacing_rate_bps() else { return true };
         let bits = ((self.seg_end(seq) - seq) + self.header as u64) as f64 * 8.0;
         let p = self.pacer.as_mut().expect("paced");
@@ -114,12 +114,12 @@ impl Sender {
             p.timer.set(p.next_send, out);
             return false;
         }
-        p.next_send = now + (bits / rate.max(1.0) * 1e9).ceil() as u64;
+        p.next_send = now + SimDuration((bits / rate.max(1.0) * 1e9).ceil() as u64);
         true
     }
 
     /// Put the segment starting at `seq` on the wire (new or again).
-    pub(super) fn transmit(&mut self, now: u64, seq: u64, out: &mut Outbox) {
+    pub(super) fn transmit(&mut self, now: SimTime, seq: u64, out: &mut Outbox) {
         let idx = ((seq - self.snd_una) / self.mss) as usize;
         let end = self.seg_end(seq);
         let retx = seq < self.snd_max;
@@ -139,14 +139,14 @@ impl Sender {
             s.app_ts
         } else {
             debug_assert_eq!((seq, idx), (self.snd_max, self.segs.len()));
-            let app_ts = self.source.as_mut().map_or(0, |s| s.take(SimTime(now)).ns());
+            let app_ts = self.source.as_mut().map_or(SimTime::ZERO, |s| s.take(now));
             self.segs.push_back(Seg {
                 first_sent: now,
                 last_sent: now,
                 snap,
                 sends: 1,
                 app_ts,
-                deadline: 0,
+                deadline: SimTime::ZERO,
                 sacked: false,
             });
             self.snd_max = end;
@@ -170,7 +170,7 @@ impl Sender {
         let size = (end - seq) as u32 + self.header;
         out.packets.push(Packet {
             seq,
-            echo: app_ts,
+            echo: app_ts.ns(),
             flags: fl,
             ..Packet::data(self.ids.flow, self.ids.src, self.ids.dst, size)
         });

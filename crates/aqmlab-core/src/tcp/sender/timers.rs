@@ -39,9 +39,9 @@ pub(crate) struct LazyTimer {
     kind: Timer,
     gen: u32,
     /// When the agent wants to be woken, if at all.
-    deadline: Option<u64>,
+    deadline: Option<SimTime>,
     /// The time of the timer event of generation `gen` in the queue, if any.
-    pending: Option<u64>,
+    pending: Option<SimTime>,
 }
 
 impl LazyTimer {
@@ -49,17 +49,17 @@ impl LazyTimer {
         LazyTimer { kind, gen: 0, deadline: None, pending: None }
     }
 
-    pub(crate) fn deadline(&self) -> Option<u64> {
+    pub(crate) fn deadline(&self) -> Option<SimTime> {
         self.deadline
     }
 
     /// Want to be woken at `at`.
-    pub(crate) fn set(&mut self, at: u64, out: &mut Outbox) {
+    pub(crate) fn set(&mut self, at: SimTime, out: &mut Outbox) {
         self.deadline = Some(at);
         if self.pending.is_none_or(|p| p > at) {
             self.gen = self.gen.wrapping_add(1);
             self.pending = Some(at);
-            out.timers.push(TimerReq { at: SimTime(at), kind: self.kind.kind(), gen: self.gen });
+            out.timers.push(TimerReq { at, kind: self.kind.kind(), gen: self.gen });
         }
     }
 
@@ -69,7 +69,7 @@ impl LazyTimer {
 
     /// A timer event of generation `gen` fired: whether the deadline has come (it is then
     /// cleared). A deadline still ahead is re-armed.
-    pub(crate) fn fire(&mut self, now: u64, gen: u32, out: &mut Outbox) -> bool {
+    pub(crate) fn fire(&mut self, now: SimTime, gen: u32, out: &mut Outbox) -> bool {
         if gen != self.gen || self.pending.is_none() {
             return false;
         }
@@ -89,12 +89,12 @@ impl LazyTimer {
 }
 
 impl Sender {
-    pub(super) fn on_timeout(&mut self, now: u64, out: &mut Outbox) {
+    pub(super) fn on_timeout(&mut self, now: SimTime, out: &mut Outbox) {
         if self.snd_una >= self.snd_max {
             return;
         }
         let info = TimeoutInfo {
-            now,
+            now: now.ns(),
             flight: self.segs_in(self.snd_una, self.snd_max),
             snd_nxt: self.snd_nxt,
             snd_max: self.snd_max,
@@ -169,7 +169,7 @@ mod tests {
         assert!(during.iter().all(|p| p.1 == 1.0 && p.2 == 2.0), "{during:?}");
         // After the outage the flow recovers and the timeout is the estimate again.
         assert!(b.goodput > b.sent.iter().filter(|s| s.t < 12_000 * MS && !s.dropped).count() as u64 * SEG);
-        assert!(b.sender.rtt.backed_off(b.sender.shift) < 1_000 * MS);
+        assert!(b.sender.rtt.backed_off(b.sender.shift).ns() < 1_000 * MS);
         // Karn: no sample from the retransmissions (they took seconds).
         assert!(b.rtts.iter().all(|&r| r < 2 * RTT), "{:?}", b.rtts.iter().max());
     }
@@ -199,7 +199,7 @@ mod tests {
         assert!(b.timeouts.len() >= 2);
         assert!(b.timeouts.iter().all(|t| t % (500 * MS) == 0), "{:?}", b.timeouts);
         // Round trips of 100 ms measure 0 or 1 ticks: the floor sets the timeout.
-        assert_eq!(b.sender.rtt.rto(), 1000 * MS);
+        assert_eq!(b.sender.rtt.rto().ns(), 1000 * MS);
     }
 
     #[test]
@@ -253,7 +253,7 @@ mod tests {
         let jk = "cc = \"jk\"\nmax_window = 5\ninitial_ssthresh = 5\ntimers = \"per_segment\"";
         let (b, _) = through_an_outage(jk);
         // After the outage: recovered, the timeout back to the estimate, no sample from a resend.
-        assert!(b.sender.rtt.backed_off(b.sender.shift) < 1_000 * MS);
+        assert!(b.sender.rtt.backed_off(b.sender.shift).ns() < 1_000 * MS);
         assert!(b.rtts.iter().all(|&r| r < 2 * RTT), "{:?}", b.rtts.iter().max());
     }
 
@@ -261,21 +261,21 @@ mod tests {
     fn lazy_timer_fires_once_at_the_latest_deadline() {
         let mut out = Outbox::default();
         let mut t = LazyTimer::new(Timer::Rto);
-        t.set(100, &mut out);
-        t.set(150, &mut out); // later: no new event
+        t.set(SimTime(100), &mut out);
+        t.set(SimTime(150), &mut out); // later: no new event
         assert_eq!(out.timers.len(), 1);
-        t.set(80, &mut out); // earlier: a new event supersedes the first
+        t.set(SimTime(80), &mut out); // earlier: a new event supersedes the first
         assert_eq!(out.timers.len(), 2);
         let (first, second) = (out.timers[0], out.timers[1]);
         out.timers.clear();
-        assert!(!t.fire(100, first.gen, &mut out), "superseded");
-        t.set(120, &mut out);
-        assert!(!t.fire(80, second.gen, &mut out), "deadline moved to 120: re-armed");
+        assert!(!t.fire(SimTime(100), first.gen, &mut out), "superseded");
+        t.set(SimTime(120), &mut out);
+        assert!(!t.fire(SimTime(80), second.gen, &mut out), "deadline moved to 120: re-armed");
         assert_eq!(out.timers[0].at, SimTime(120));
-        assert!(t.fire(120, out.timers[0].gen, &mut out));
-        t.set(200, &mut out);
+        assert!(t.fire(SimTime(120), out.timers[0].gen, &mut out));
+        t.set(SimTime(200), &mut out);
         t.cancel();
         let gen = out.timers.last().unwrap().gen;
-        assert!(!t.fire(200, gen, &mut out), "cancelled");
+        assert!(!t.fire(SimTime(200), gen, &mut out), "cancelled");
     }
 }
