@@ -36,6 +36,7 @@ use super::{AckInfo, CcInfo, CcParams, CongestionControl, Reaction, TimeoutInfo}
 use crate::conf::{Fields, Result};
 use crate::tcp::rtt::RtoParams;
 use crate::tcp::EcnUse;
+use crate::units::{SimDuration, SimTime};
 
 pub const INFO: CcInfo = CcInfo {
     name: "bbr",
@@ -119,8 +120,8 @@ pub struct Bbr {
     cwnd: f64,
     /// Bottleneck bandwidth, segments/s.
     btlbw: MaxFilter,
-    rtprop_ns: Option<u64>,
-    rtprop_stamp: u64,
+    rtprop: Option<SimDuration>,
+    rtprop_stamp: SimTime,
     round: u64,
     next_round_delivered: u64,
     round_start: bool,
@@ -132,13 +133,13 @@ pub struct Bbr {
     /// Segments per second; 0 until the first RTT sample.
     pacing_rate: f64,
     cycle: usize,
-    cycle_stamp: u64,
-    probe_rtt_done: Option<u64>,
+    cycle_stamp: SimTime,
+    probe_rtt_done: Option<SimTime>,
     probe_rtt_round_done: bool,
     prior_cwnd: f64,
     /// Loss recovery: the highest byte sent when it began; packet conservation for its first round.
     recover: Option<u64>,
-    conservation_until: u64,
+    conservation_until: SimTime,
     rng: u64,
     max_window: f64,
     /// Bits per segment on the wire, for the pacing rate (set by the first ACK: mss + header is
@@ -153,8 +154,8 @@ impl Bbr {
             state: State::Startup,
             cwnd: p.initial_cwnd.min(max_window as f64),
             btlbw: MaxFilter::default(),
-            rtprop_ns: None,
-            rtprop_stamp: 0,
+            rtprop: None,
+            rtprop_stamp: SimTime::ZERO,
             round: 0,
             next_round_delivered: 0,
             round_start: false,
@@ -165,12 +166,12 @@ impl Bbr {
             cwnd_gain: HIGH_GAIN,
             pacing_rate: 0.0,
             cycle: 0,
-            cycle_stamp: 0,
+            cycle_stamp: SimTime::ZERO,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
             prior_cwnd: 0.0,
             recover: None,
-            conservation_until: 0,
+            conservation_until: SimTime::ZERO,
             rng: 0,
             max_window: max_window as f64,
             mss: 1,
@@ -189,8 +190,8 @@ impl Bbr {
     pub fn btlbw(&self) -> f64 {
         self.btlbw.get()
     }
-    pub fn rtprop_ns(&self) -> Option<u64> {
-        self.rtprop_ns
+    pub fn rtprop(&self) -> Option<SimDuration> {
+        self.rtprop
     }
     pub fn cycle(&self) -> usize {
         self.cycle
@@ -199,8 +200,8 @@ impl Bbr {
     /// The estimated BDP in segments at `gain` (None before a bandwidth and RTT estimate).
     fn bdp(&self, gain: f64) -> Option<f64> {
         let bw = self.btlbw.get();
-        let rt = self.rtprop_ns?;
-        (bw > 0.0).then_some(gain * bw * rt as f64 * 1e-9)
+        let rt = self.rtprop?;
+        (bw > 0.0).then_some(gain * bw * rt.ns() as f64 * 1e-9)
     }
 
     fn next_random(&mut self) -> u64 {
@@ -212,7 +213,7 @@ impl Bbr {
         z ^ (z >> 31)
     }
 
-    fn enter_probe_bw(&mut self, now: u64) {
+    fn enter_probe_bw(&mut self, now: SimTime) {
         self.state = State::ProbeBw;
         self.cwnd_gain = self.p.cwnd_gain;
         // A random phase other than the 0.75 one (index 1): 0 or 2..7.
@@ -262,7 +263,7 @@ impl Bbr {
         if self.state != State::ProbeBw {
             return;
         }
-        let full_length = a.now.saturating_sub(self.cycle_stamp) > self.rtprop_ns.unwrap_or(0);
+        let full_length = a.now.saturating_since(self.cycle_stamp) > self.rtprop.unwrap_or_default();
         let inflight = a.in_use as f64;
         let advance = if self.pacing_gain > 1.0 {
             full_length && (a.dupacks > 0 || self.bdp(self.pacing_gain).is_some_and(|t| inflight >= t))
@@ -279,14 +280,14 @@ impl Bbr {
     }
 
     fn update_rtprop(&mut self, a: &AckInfo) {
-        let expired = a.now > self.rtprop_stamp + self.p.rtprop_window_ns;
+        let expired = a.now > self.rtprop_stamp + SimDuration(self.p.rtprop_window_ns);
         if let Some(rtt) = a.rtt {
-            if self.rtprop_ns.is_none_or(|r| rtt <= r) || expired {
-                self.rtprop_ns = Some(rtt);
+            if self.rtprop.is_none_or(|r| rtt <= r) || expired {
+                self.rtprop = Some(rtt);
                 self.rtprop_stamp = a.now;
             }
         }
-        if self.state != State::ProbeRtt && expired && self.rtprop_ns.is_some() {
+        if self.state != State::ProbeRtt && expired && self.rtprop.is_some() {
             self.state = State::ProbeRtt;
             self.pacing_gain = 1.0;
             self.cwnd_gain = 1.0;
@@ -296,7 +297,7 @@ impl Bbr {
         if self.state == State::ProbeRtt {
             match self.probe_rtt_done {
                 None if (a.in_use as f64) <= MIN_CWND => {
-                    self.probe_rtt_done = Some(a.now + self.p.probe_rtt_ns);
+                    self.probe_rtt_done = Some(a.now + SimDuration(self.p.probe_rtt_ns));
                     self.probe_rtt_round_done = false;
                     self.next_round_delivered = a.delivered;
                 }
@@ -338,7 +339,7 @@ impl Bbr {
         let rate = if bw > 0.0 {
             self.pacing_gain * bw
         } else if let Some(srtt) = a.srtt.or(a.rtt) {
-            HIGH_GAIN * self.p.initial_cwnd / (srtt.max(1) as f64 * 1e-9)
+            HIGH_GAIN * self.p.initial_cwnd / (srtt.ns().max(1) as f64 * 1e-9)
         } else {
             return;
         };
@@ -404,7 +405,7 @@ impl CongestionControl for Bbr {
             self.recover = Some(a.snd_max);
             self.prior_cwnd = self.cwnd;
             // Packet conservation for one round trip (the draft's BBRModulateCwndForRecovery).
-            self.conservation_until = a.now + self.rtprop_ns.unwrap_or(0);
+            self.conservation_until = a.now + self.rtprop.unwrap_or_default();
             self.cwnd = a.in_use as f64 + 1.0;
             r = Reaction::RETRANSMIT;
         } else if self.recover.is_some() {
@@ -417,7 +418,7 @@ impl CongestionControl for Bbr {
     fn on_timeout(&mut self, t: &TimeoutInfo) {
         self.prior_cwnd = self.prior_cwnd.max(self.cwnd);
         self.recover = Some(t.snd_max);
-        self.conservation_until = 0;
+        self.conservation_until = SimTime::ZERO;
         self.cwnd = 1.0;
     }
 
@@ -433,7 +434,7 @@ impl CongestionControl for Bbr {
 
     fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("bbr_btlbw_bps", self.btlbw.get() * self.mss as f64 * 8.0));
-        out.push(("bbr_rtprop_s", self.rtprop_ns.map_or(f64::NAN, |r| r as f64 * 1e-9)));
+        out.push(("bbr_rtprop_s", self.rtprop.map_or(f64::NAN, |r| r.ns() as f64 * 1e-9)));
         out.push(("bbr_state", self.state as u8 as f64));
         out.push(("bbr_cycle", self.cycle as f64));
         out.push(("bbr_pacing_gain", self.pacing_gain));
@@ -476,7 +477,7 @@ mod tests {
         for seed in 0..700 {
             let mut b = Bbr::new(&params(), 1000);
             b.reseed(seed);
-            b.enter_probe_bw(0);
+            b.enter_probe_bw(SimTime::ZERO);
             starts[b.cycle] += 1;
         }
         assert_eq!(starts[1], 0, "never the 0.75 phase: {starts:?}");
@@ -499,18 +500,18 @@ mod tests {
                 self.delivered += 1;
                 let rs = RateSample {
                     delivered: per_round,
-                    interval_ns: rtt,
+                    interval: SimDuration(rtt),
                     prior_delivered: self.delivered.saturating_sub(per_round),
                     app_limited: false,
                 };
                 b.on_ack(&AckInfo {
-                    now: self.t,
+                    now: SimTime(self.t),
                     acked: 1,
                     mss: 1000,
                     in_use: inflight,
                     delivered: self.delivered,
                     rate: Some(rs),
-                    rtt: Some(sample),
+                    rtt: Some(SimDuration(sample)),
                     ..Default::default()
                 });
             }
@@ -569,7 +570,7 @@ mod tests {
         let held = l - e;
         assert!((200_000_000..=200_000_000 + 2 * RTT).contains(&held), "held {held} ns: 200 ms and a round trip");
         assert_eq!(b.state(), State::ProbeBw, "pipe filled: back to PROBE_BW");
-        assert_eq!(b.rtprop_ns(), Some(RTT + 5_000_000), "the refreshed estimate");
+        assert_eq!(b.rtprop(), Some(SimDuration(RTT + 5_000_000)), "the refreshed estimate");
         assert!(b.cwnd() > MIN_CWND, "cwnd restored");
     }
 }

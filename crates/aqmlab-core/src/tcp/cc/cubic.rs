@@ -43,6 +43,7 @@ use super::{AckInfo, CcInfo, CcParams, CongestionControl, Reaction, TimeoutInfo}
 use crate::conf::{Fields, Result};
 use crate::tcp::rtt::RtoParams;
 use crate::tcp::EcnUse;
+use crate::units::SimTime;
 
 pub const INFO: CcInfo = CcInfo {
     name: "cubic",
@@ -135,7 +136,7 @@ pub struct Cubic {
     w_max: f64,
     k: f64,
     /// When the current epoch began (ns); none until the first ACK in congestion avoidance.
-    epoch_start: Option<u64>,
+    epoch_start: Option<SimTime>,
     w_est: f64,
     cwnd_prior: f64,
     hystart: Option<HyStart>,
@@ -189,8 +190,8 @@ impl Cubic {
             self.w_est = w.cwnd;
             a.now
         });
-        let t = (a.now - start) as f64 * 1e-9;
-        let rtt = a.srtt.unwrap_or(0) as f64 * 1e-9;
+        let t = (a.now - start).ns() as f64 * 1e-9;
+        let rtt = a.srtt.map_or(0, |s| s.ns()) as f64 * 1e-9;
         let acked = a.acked.max(1) as f64;
         let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { alpha_cubic(self.beta) };
         self.w_est += alpha * acked / w.cwnd;
@@ -291,6 +292,7 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::SimDuration;
 
     #[test]
     fn k_is_the_time_back_to_w_max() {
@@ -345,12 +347,12 @@ mod tests {
         c.cwnd_prior = 10.0;
         c.lb.w.cwnd = 7.0;
         c.lb.w.ssthresh = 7.0;
-        let mut now = 0;
+        let mut now = SimTime::ZERO;
         for _ in 0..20 {
             let n = c.cwnd().floor() as u32;
             for _ in 0..n {
-                now += 1_000_000;
-                c.on_ack(&AckInfo { now, acked: 1, srtt: Some(10_000_000), mss: 1, ..Default::default() });
+                now += SimDuration(1_000_000);
+                c.on_ack(&AckInfo { now, acked: 1, srtt: Some(SimDuration(10_000_000)), mss: 1, ..Default::default() });
             }
         }
         // RFC 9438 4.3 written out: per ACK, W_est += alpha / cwnd (alpha_cubic until W_est
@@ -364,7 +366,7 @@ mod tests {
         }
         let k = c.k().unwrap();
         assert!((k - 7.5f64.cbrt()).abs() < 1e-12);
-        assert!(w_cubic(0.4, k, 10.0, now as f64 * 1e-9) < c.cwnd(), "in the Reno-friendly region");
+        assert!(w_cubic(0.4, k, 10.0, now.ns() as f64 * 1e-9) < c.cwnd(), "in the Reno-friendly region");
         assert!((c.cwnd() - cwnd).abs() < 1e-9, "{} vs {cwnd}", c.cwnd());
         assert!(cwnd > 20.0, "W_est grew past cwnd_prior at one packet per window: {cwnd}");
     }

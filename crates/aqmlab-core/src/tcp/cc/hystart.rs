@@ -85,7 +85,7 @@ impl HyStart {
             }
         }
         if let Some(rtt) = a.rtt {
-            self.current_round_min = self.current_round_min.min(rtt as f64);
+            self.current_round_min = self.current_round_min.min(rtt.ns() as f64);
             self.samples += 1;
         }
         let enough = self.samples >= N_RTT_SAMPLE && self.current_round_min.is_finite();
@@ -128,13 +128,19 @@ impl HyStart {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::SimDuration;
 
     const MS: u64 = 1_000_000;
 
     /// One round of `n` ACKs, each with round trip `rtt`, acknowledging bytes (start, start + n].
     fn round(h: &mut HyStart, start: u64, n: u64, rtt: u64) -> u64 {
         for i in 0..n {
-            h.on_ack(&AckInfo { ack: start + i + 1, snd_max: start + n, rtt: Some(rtt), ..Default::default() });
+            h.on_ack(&AckInfo {
+                ack: start + i + 1,
+                snd_max: start + n,
+                rtt: Some(SimDuration(rtt)),
+                ..Default::default()
+            });
         }
         start + n
     }

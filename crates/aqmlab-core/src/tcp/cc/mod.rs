@@ -18,6 +18,7 @@ use serde::Serialize;
 
 use super::rtt::RtoParams;
 use super::EcnUse;
+use crate::units::{SimDuration, SimTime};
 
 /// HyStart++ (RFC 9406), the slow start CUBIC may use; not a congestion control of its own.
 pub mod hystart;
@@ -26,7 +27,7 @@ use crate::conf::{Fields, Result};
 /// What the sender tells its controller about an acknowledgement. Counts are in segments.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AckInfo {
-    pub now: u64,
+    pub now: SimTime,
     /// Cumulative acknowledgement (next byte expected).
     pub ack: u64,
     /// Bytes of data in a full segment.
@@ -44,12 +45,12 @@ pub struct AckInfo {
     pub dupacks: u32,
     /// The receiver echoed a congestion bit (DECbit, ECN).
     pub ece: bool,
-    /// A valid round-trip sample from this ACK, ns (Karn's rule applied; exact clock).
-    pub rtt: Option<u64>,
-    /// The sender's smoothed round-trip time after this ACK, ns (none before a first sample).
-    pub srtt: Option<u64>,
+    /// A valid round-trip sample from this ACK (Karn's rule applied; exact clock).
+    pub rtt: Option<SimDuration>,
+    /// The sender's smoothed round-trip time after this ACK, whole ns (none before a first sample).
+    pub srtt: Option<SimDuration>,
     /// Last transmission time of the first unacknowledged segment after this ACK, if any.
-    pub una_sent_at: Option<u64>,
+    pub una_sent_at: Option<SimTime>,
     /// How many times that segment has been sent.
     pub una_sends: u32,
     /// Segments delivered (cumulatively acknowledged) since the start, this ACK included.
@@ -59,11 +60,11 @@ pub struct AckInfo {
 }
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation): `delivered` segments
-/// over `interval_ns`, measured from a segment sent when `prior_delivered` had been delivered.
+/// over `interval`, measured from a segment sent when `prior_delivered` had been delivered.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RateSample {
     pub delivered: u64,
-    pub interval_ns: u64,
+    pub interval: SimDuration,
     pub prior_delivered: u64,
     /// The sender had nothing more to send: the sample may be below the path's rate.
     pub app_limited: bool,
@@ -72,14 +73,14 @@ pub struct RateSample {
 impl RateSample {
     /// Segments per second.
     pub fn rate(&self) -> f64 {
-        self.delivered as f64 * 1e9 / self.interval_ns as f64
+        self.delivered as f64 * 1e9 / self.interval.ns() as f64
     }
 }
 
 /// What the sender knows when its retransmission timer expires.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TimeoutInfo {
-    pub now: u64,
+    pub now: SimTime,
     /// Segments outstanding.
     pub flight: u32,
     pub snd_nxt: u64,

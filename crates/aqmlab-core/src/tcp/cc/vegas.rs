@@ -33,6 +33,7 @@ use crate::tcp::EcnUse;
 use super::{half_flight, AckInfo, CcInfo, CcParams, CongestionControl, Reaction, TimeoutInfo};
 use crate::conf::{Fields, Result};
 use crate::tcp::rtt::{MeanDev, RtoParams};
+use crate::units::SimTime;
 
 pub const INFO: CcInfo = CcInfo {
     name: "vegas",
@@ -97,7 +98,7 @@ pub struct Vegas {
     fine: MeanDev,
     fine_scale: f64,
     /// When the window was last cut, ns.
-    last_cut: Option<u64>,
+    last_cut: Option<SimTime>,
     in_recovery: bool,
     new_cwnd: f64,
     /// New ACKs still to check for an expired segment after a retransmission.
@@ -144,7 +145,7 @@ impl Vegas {
     }
 
     fn expired(&self, a: &AckInfo) -> bool {
-        a.una_sent_at.is_some_and(|t| (a.now - t) as f64 >= self.fine_timeout())
+        a.una_sent_at.is_some_and(|t| (a.now - t).ns() as f64 >= self.fine_timeout())
     }
 
     /// Once per round: compare expected and actual rates.
@@ -200,7 +201,7 @@ impl CongestionControl for Vegas {
             self.incr = 0.0;
         }
         if let Some(r) = a.rtt {
-            let r = r as f64;
+            let r = r.ns() as f64;
             self.fine.update(r);
             self.fine_scale = 1.0;
             self.base_rtt = self.base_rtt.min(r);
@@ -284,6 +285,7 @@ impl CongestionControl for Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::units::SimDuration;
 
     fn vegas() -> Vegas {
         let p = Params {
@@ -307,14 +309,14 @@ mod tests {
             let ack = (start + k + 1) * 1000;
             // Window-limited: the ACK of packet start + k releases packet start + n + k.
             c.on_ack(&AckInfo {
-                now: 0,
+                now: SimTime::ZERO,
                 ack,
                 mss: 1000,
                 acked: 1,
                 flight: n as u32,
                 in_use: n as u32 - 1,
                 snd_nxt: (start + n + k) * 1000,
-                rtt: Some(rtt_ms * MS),
+                rtt: Some(SimDuration(rtt_ms * MS)),
                 ..Default::default()
             });
         }
@@ -345,17 +347,17 @@ mod tests {
         let mut c = vegas();
         round(&mut c, 0, 100);
         let dup = AckInfo {
-            now: 1_000 * MS,
+            now: SimTime(1_000 * MS),
             ack: 10_000,
             dupacks: 1,
             flight: 10,
             in_use: 10,
-            una_sent_at: Some(850 * MS),
+            una_sent_at: Some(SimTime(850 * MS)),
             una_sends: 1,
             ..Default::default()
         };
         assert_eq!(
-            c.on_dup_ack(&AckInfo { una_sent_at: Some(950 * MS), ..dup }),
+            c.on_dup_ack(&AckInfo { una_sent_at: Some(SimTime(950 * MS)), ..dup }),
             Reaction::NONE,
             "sent 50 ms ago: not expired"
         );
@@ -364,13 +366,13 @@ mod tests {
         assert_eq!(c.cwnd(), w - (w / 4.0).floor() + 1.0, "cut to 3/4, inflated by the duplicate");
         // The next new ACK deflates and, if the next segment is overdue too, resends it.
         let r = c.on_ack(&AckInfo {
-            now: 1_100 * MS,
+            now: SimTime(1_100 * MS),
             ack: 11_000,
             mss: 1000,
             acked: 1,
             flight: 10,
             in_use: 9,
-            una_sent_at: Some(900 * MS),
+            una_sent_at: Some(SimTime(900 * MS)),
             una_sends: 1,
             ..Default::default()
         });

@@ -36,7 +36,7 @@ impl Sender {
         AckInfo {
             delivered: self.delivery.delivered,
             rate,
-            now: now.ns(),
+            now,
             ack: self.snd_una,
             mss: self.mss,
             acked,
@@ -46,9 +46,9 @@ impl Sender {
             snd_max: self.snd_max,
             dupacks: self.dupacks,
             ece: pkt.has(flags::ECE),
-            rtt: rtt.map(SimDuration::ns),
-            srtt: self.rtt.srtt().map(|s| s as u64),
-            una_sent_at: una.map(|s| s.last_sent.ns()),
+            rtt,
+            srtt: self.rtt.srtt().map(|s| SimDuration(s as u64)),
+            una_sent_at: una.map(|s| s.last_sent),
             una_sends: una.map_or(0, |s| s.sends),
         }
     }

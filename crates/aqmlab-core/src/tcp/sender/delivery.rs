@@ -46,7 +46,7 @@ impl Sender {
         }
         Some(RateSample {
             delivered,
-            interval_ns: interval.ns(),
+            interval,
             prior_delivered: last.snap.delivered,
             app_limited: self.limit(now) != u64::MAX && self.snd_nxt >= self.limit(now),
         })

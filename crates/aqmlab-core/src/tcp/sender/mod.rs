@@ -226,9 +226,8 @@ impl Sender {
     }
 }
 
-/// The sender keeps typed time inside (its rooms, the RTT estimator, the timers); the controls'
-/// `AckInfo` and `TimeoutInfo` and the packets' stamps are still nanoseconds, converted where
-/// they are built or read.
+/// The sender keeps typed time inside (its rooms, the RTT estimator, the timers, what it tells
+/// the controls); the packets' stamps are still nanoseconds, converted where built or read.
 impl Agent for Sender {
     fn start(&mut self, now: SimTime, out: &mut Outbox) {
         if self.opening == Opening::Closed {

@@ -94,7 +94,7 @@ impl Sender {
             return;
         }
         let info = TimeoutInfo {
-            now: now.ns(),
+            now,
             flight: self.segs_in(self.snd_una, self.snd_max),
             snd_nxt: self.snd_nxt,
             snd_max: self.snd_max,
