@@ -121,6 +121,26 @@ def test_columns_need_no_pandas_and_refuse_unknown_tables():
         run.columns("flow")
 
 
+def test_series_from_the_core_columns_equal_those_from_the_json():
+    """The time series as columns across the binding and as the JSON document agree value for
+    value (a gap is NaN both ways), probe by probe and column by column, in the same order."""
+    import aqmlab
+
+    run = aqmlab.run(
+        REPO_ROOT / "scenarios/examples/rrul.toml",
+        overrides={"simulation.duration": "4s", "simulation.warmup": "1s"},
+    )
+    from_json = Results(json.loads(run.to_json())).series
+    assert list(run.series) == list(from_json)
+    assert {probe.split(":")[0] for probe in run.series} == {"link", "flow", "rtt"}
+    for probe, frame in run.series.items():
+        assert list(frame.columns) == list(from_json[probe].columns), probe
+        for column in frame.columns:
+            core_values = [None if _missing(v) else v for v in frame[column]]
+            json_values = [None if _missing(v) else v for v in from_json[probe][column]]
+            assert core_values == json_values, (probe, column)
+
+
 def test_text_columns_are_read_as_their_values_with_gaps_and_any_utf8():
     from array import array
 

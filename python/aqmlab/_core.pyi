@@ -67,8 +67,9 @@ class RunResults:
         newline; OSError when it cannot be written."""
     def summary_json(self) -> str:
         """{"run": the document's scalar keys, "fairness": ..., "counts": {"flows": n, "links": n}}."""
-    def series_json(self) -> str:
-        """The document's "series" key, as JSON."""
+    def series(self) -> list[tuple[str, str, list[tuple[str, bytes]]]]:
+        """The time series as columns: (kind "links", "flows" or "rtt", probe name, [(column,
+        little-endian float64 bytes)]), in the order of the document's "series" key."""
     def table(self, name: str) -> list[tuple[str, str, bytes | tuple[bytes, bytes, bytes]]]:
         """A table ("flows", "links" or "link_flows") as columns (name, kind, values): kind "i8" or
         "f8" with little-endian int64 or float64 bytes, "?" with bytes of 0 and 1, "str" with

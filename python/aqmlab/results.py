@@ -1,8 +1,9 @@
 """The results of one run, as pandas tables (format aqmlab.results/1).
 
-A run's results stay in the core until asked for: the tables cross the binding as one array per
-column (so 100,000 flows are a few dozen arrays, not 100,000 dictionaries), and the JSON
-document is made only for ``raw`` or ``to_json``. Results read from a file are the JSON itself.
+A run's results stay in the core until asked for: the tables and the time series cross the
+binding as one array per column (so 100,000 flows are a few dozen arrays, not 100,000
+dictionaries; text is one buffer, read a value at a time), and the JSON document is made only
+for ``raw`` or ``to_json``. Results read from a file are the JSON itself.
 """
 
 from __future__ import annotations
@@ -213,15 +214,20 @@ class Results:
     def series(self) -> dict[str, pd.DataFrame]:
         import pandas as pd
 
-        series = json.loads(self._core.series_json()) if self._raw is None and self._core is not None else None
-        if series is None:
-            series = self.raw.get("series", {})
-        # JSON {"links": {name: columns}, "flows": {...}} -> {"link:name": DataFrame, "flow:name": ...}
-        frames = {
-            f"{kind.removesuffix('s')}:{name}": pd.DataFrame(columns)
-            for kind, probes in series.items()
-            for name, columns in probes.items()
-        }
+        if self._raw is None and self._core is not None:
+            # One float64 array per column across the binding (a traced run of many flows made
+            # a JSON document of millions of numbers only to parse it back).
+            frames = {
+                f"{kind.removesuffix('s')}:{name}": pd.DataFrame({c: _numpy(array("d", v)) for c, v in columns})
+                for kind, name, columns in self._core.series()
+            }
+        else:
+            # JSON {"links": {name: columns}, "flows": {...}} -> {"link:name": DataFrame, "flow:name": ...}
+            frames = {
+                f"{kind.removesuffix('s')}:{name}": pd.DataFrame(columns)
+                for kind, probes in self.raw.get("series", {}).items()
+                for name, columns in probes.items()
+            }
         for frame in frames.values():
             if "t_s" in frame:
                 # The clock is integer nanoseconds: 0.30000000000000004 (from ns x 1e-9) is 0.3.

@@ -221,6 +221,7 @@ struct PyRunResults {
 /// A column for Python: (name, kind, values), kind "i8" (int64) or "f8" (float64) with the
 /// values as little-endian bytes, "?" (bool) as bytes of 0 and 1, "str" as a list of str or None.
 type PyColumn<'py> = (String, &'static str, Bound<'py, PyAny>);
+type PySeries<'py> = (&'static str, String, Vec<(String, Bound<'py, PyBytes>)>);
 
 fn column_to_py<'py>(py: Python<'py>, name: &str, column: &Column) -> PyResult<PyColumn<'py>> {
     let (kind, values) = match column {
@@ -288,9 +289,20 @@ impl PyRunResults {
             .to_string()
     }
 
-    /// The time series, as the document's `series` key, in JSON.
-    fn series_json(&self) -> PyResult<String> {
-        serde_json::to_string(&self.inner.series).map_err(|e| SimulationError::new_err(e.to_string()))
+    /// The time series as columns: (kind, probe, [(column, float64 little-endian bytes)]) with
+    /// kind "links", "flows" or "rtt", in the order of the document's `series` key.
+    fn series<'py>(&self, py: Python<'py>) -> Vec<PySeries<'py>> {
+        let s = &self.inner.series;
+        let floats = |v: &[f64]| PyBytes::new(py, &le_bytes(v.iter().map(|x| x.to_le_bytes()), v.len()));
+        let mut out = vec![];
+        for (kind, probes) in [("links", &s.links), ("flows", &s.flows), ("rtt", &s.rtt)] {
+            for (name, c) in probes {
+                let mut columns = vec![("t_s".to_string(), floats(&c.t_s))];
+                columns.extend(c.values.iter().map(|(k, v)| (k.clone(), floats(v))));
+                out.push((kind, name.clone(), columns));
+            }
+        }
+        out
     }
 
     /// A table as columns: "flows", "links" or "link_flows" (see aqmlab.Results).
