@@ -2,6 +2,8 @@
 //! events hold its `PacketId`. Slots are recycled through a free list, so a steady-state run
 //! allocates nothing per packet.
 
+use crate::units::{SimDuration, SimTime};
+
 /// Index of a packet in the arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PacketId(pub u32);
@@ -57,14 +59,15 @@ pub struct Packet {
     pub seq: u64,
     /// Cumulative acknowledgement (next byte expected) on ACKs.
     pub ack: u64,
-    /// When this copy left its source (ns).
-    pub sent_at: u64,
-    /// On an ACK: the `sent_at` of the data packet that caused it (for RTT samples).
-    pub echo: u64,
-    /// When it joined its current queue (ns).
-    pub enq_at: u64,
-    /// Queueing delay accumulated over the hops so far (ns).
-    pub qdelay: u64,
+    /// When this copy left its source.
+    pub sent_at: SimTime,
+    /// On an ACK: the `sent_at` of the data packet that caused it (for RTT samples); on TCP
+    /// data: when the application generated it (Telnet's keystrokes), else time 0.
+    pub echo: SimTime,
+    /// When it joined its current queue.
+    pub enq_at: SimTime,
+    /// Queueing delay accumulated over the hops so far.
+    pub qdelay: SimDuration,
     /// On an ACK of a SACK flow: the SACK option (RFC 2018), empty blocks last.
     pub sack: SackBlocks,
 }
@@ -101,10 +104,10 @@ impl Packet {
             flags: 0,
             seq: 0,
             ack: 0,
-            sent_at: 0,
-            echo: 0,
-            enq_at: 0,
-            qdelay: 0,
+            sent_at: SimTime::ZERO,
+            echo: SimTime::ZERO,
+            enq_at: SimTime::ZERO,
+            qdelay: SimDuration::ZERO,
             sack: SackBlocks::NONE,
         }
     }

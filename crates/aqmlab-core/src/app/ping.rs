@@ -95,7 +95,7 @@ impl Agent for Pinger {
     }
     /// A reply: its request's round trip.
     fn on_packet(&mut self, now: SimTime, pkt: &Packet, out: &mut Outbox) {
-        out.rtt_samples.push(now - SimTime(pkt.echo));
+        out.rtt_samples.push(now - pkt.echo);
     }
     fn on_timer(&mut self, now: SimTime, _kind: TimerKind, _gen: u32, out: &mut Outbox) {
         self.request(now, out);

@@ -82,7 +82,7 @@ impl<Q: QueueDisc> Line<Q> {
     pub fn offer(&mut self, t: u64, pkt: Packet) -> Verdict {
         self.run_until(t);
         let tag = self.offered.len() as u64;
-        let id = self.pkts.alloc(Packet { seq: tag, flags: pkt.flags & !flags::CE, enq_at: t, ..pkt });
+        let id = self.pkts.alloc(Packet { seq: tag, flags: pkt.flags & !flags::CE, enq_at: SimTime(t), ..pkt });
         self.offered.push((pkt.size, Fate::Queued));
         let in_service = self.wire.map(|(w, _)| w);
         let mut cx = QdiscCtx {

@@ -12,7 +12,7 @@ use crate::packet_trace::PacketEvent;
 use crate::qdisc::{DropReason, QdiscCtx, QueueDisc, Verdict};
 use crate::sched::Event;
 use crate::stats::{overlap, DropPlace};
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
 
 impl Simulation {
     pub(super) fn trace(&mut self, now: u64, link: LinkId, event: PacketEvent, id: PacketId) {
@@ -86,8 +86,8 @@ impl Simulation {
             if self.pkts.live() as u64 >= self.sc.max_packets {
                 return Err(self.too_many_packets(now));
             }
-            p.sent_at = now;
-            p.qdelay = 0;
+            p.sent_at = SimTime(now);
+            p.qdelay = SimDuration::ZERO;
             debug_assert_eq!(is_sender, p.kind == PacketKind::Data, "senders send data, receivers ACKs");
             let base = if is_sender { fwd } else { rev };
             p.at = base;
@@ -133,7 +133,7 @@ impl Simulation {
         Self::touch(l, now, lo, hi);
         let size = self.pkts[id].size;
         let hop_idx = self.pkts[id].at as usize;
-        self.pkts[id].enq_at = now;
+        self.pkts[id].enq_at = SimTime(now);
         l.counts.offer(size);
         let full = l.q.is_full(size);
         self.hops.arrival(hop_idx, full);
@@ -287,8 +287,9 @@ impl Simulation {
         self.drop_victims(now, link_id);
         let Some(id) = next else { return };
         let p = &mut self.pkts[id];
-        let wait = now - p.enq_at;
+        let wait = SimTime(now) - p.enq_at;
         p.qdelay += wait;
+        let wait = wait.ns();
         let size = p.size;
         let hi = p.at as usize;
         self.hops.departure(hi, wait);
@@ -396,7 +397,7 @@ impl Simulation {
         self.pkts.free(id);
         let flow_id = FlowId(p.flow);
         let flow = self.owner_of(flow_id);
-        self.flows[flow].counts.deliver(p.kind, p.size, now - p.sent_at, p.qdelay);
+        self.flows[flow].counts.deliver(p.kind, p.size, (SimTime(now) - p.sent_at).ns(), p.qdelay.ns());
         let agent = if p.kind == PacketKind::Data { AgentId::receiver(flow_id) } else { AgentId::sender(flow_id) };
         if let Some(c) = self.conn_mut(flow_id) {
             c.alive -= 1;

@@ -132,7 +132,7 @@ impl Bench {
             self.push(t.at.ns().max(self.now), Ev::Timer { sender: from_sender, kind: t.kind, gen: t.gen });
         }
         for mut p in out.packets.drain(..) {
-            p.sent_at = self.now;
+            p.sent_at = SimTime(self.now);
             if from_sender {
                 let dropped = (self.drop)(&p, self.now);
                 self.sent.push(Sent { t: self.now, seq: p.seq, retx: p.has(flags::RETX), dropped, flags: p.flags });

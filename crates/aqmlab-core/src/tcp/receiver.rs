@@ -96,7 +96,7 @@ impl SackState {
 /// What an ACK echoes about the data packet that caused it.
 #[derive(Clone, Copy, Debug)]
 struct Echo {
-    sent_at: u64,
+    sent_at: SimTime,
     seq: u64,
     retx: bool,
 }
@@ -114,7 +114,7 @@ pub struct Receiver {
     /// Out-of-order segments as (start, end, generation time), sorted by start, one per start.
     /// A window holds at most a hundred or so, and a deque keeps its buffer between losses
     /// where a B-tree would allocate and free a node for each episode.
-    ooo: VecDeque<(u64, u64, u64)>,
+    ooo: VecDeque<(u64, u64, SimTime)>,
     /// In-order segments not yet acknowledged (delayed ACKs).
     pending: u32,
     pending_echo: Option<Echo>,
@@ -156,10 +156,10 @@ impl Receiver {
         self.rcv_nxt
     }
 
-    fn deliver(&mut self, now: SimTime, from: u64, to: u64, app_ts: u64, out: &mut Outbox) {
+    fn deliver(&mut self, now: SimTime, from: u64, to: u64, app_ts: SimTime, out: &mut Outbox) {
         out.goodput_bytes += to - from;
         if self.app_delay {
-            out.app_delay_samples.push(now - SimTime(app_ts));
+            out.app_delay_samples.push(now - app_ts);
         }
         self.rcv_nxt = to;
     }
@@ -288,7 +288,7 @@ mod tests {
     #[track_caller]
     fn seg(r: &mut Receiver, k: u64, sent_at: u64, fl: u8, out: &mut Outbox) -> Vec<Packet> {
         out.clear();
-        r.on_packet(SimTime(sent_at + 10), &Packet { seq: k * SEG, sent_at, flags: fl, ..DATA }, out);
+        r.on_packet(SimTime(sent_at + 10), &Packet { seq: k * SEG, sent_at: SimTime(sent_at), flags: fl, ..DATA }, out);
         out.packets.clone()
     }
 
@@ -300,7 +300,7 @@ mod tests {
         assert_eq!(a.len(), 1);
         assert_eq!(
             (a[0].kind, a[0].ack, a[0].echo, a[0].size, a[0].src, a[0].dst),
-            (PacketKind::Ack, SEG, 5, 40, 1, 0)
+            (PacketKind::Ack, SEG, SimTime(5), 40, 1, 0)
         );
         assert_eq!(out.goodput_bytes, SEG);
     }
@@ -312,7 +312,11 @@ mod tests {
         seg(&mut r, 0, 1, 0, &mut out);
         for k in 2..5 {
             let a = seg(&mut r, k, 10 + k, 0, &mut out);
-            assert_eq!((a[0].ack, a[0].echo, a[0].seq), (SEG, 10 + k, k * SEG), "duplicate ACK echoing its cause");
+            assert_eq!(
+                (a[0].ack, a[0].echo, a[0].seq),
+                (SEG, SimTime(10 + k), k * SEG),
+                "duplicate ACK echoing its cause"
+            );
             assert_eq!(out.goodput_bytes, 0);
         }
         let a = seg(&mut r, 1, 20, flags::RETX, &mut out);
@@ -335,7 +339,11 @@ mod tests {
         let timer = out.timers[0];
         assert_eq!((timer.kind, timer.at), (Timer::DelAck.kind(), SimTime(7 + 10 + 100_000_000)));
         let a = seg(&mut r, 1, 8, 0, &mut out);
-        assert_eq!((a[0].ack, a[0].echo), (2 * SEG, 7), "the second segment is acknowledged, echoing the first");
+        assert_eq!(
+            (a[0].ack, a[0].echo),
+            (2 * SEG, SimTime(7)),
+            "the second segment is acknowledged, echoing the first"
+        );
         out.clear();
         r.on_timer(timer.at, timer.kind, timer.gen, &mut out);
         assert!(out.packets.is_empty(), "that timer was superseded");

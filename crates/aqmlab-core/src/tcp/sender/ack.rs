@@ -93,7 +93,7 @@ impl Sender {
         if ack > self.snd_una {
             // The round trip of the packet that caused this ACK.
             let sent_at = if !pkt.has(flags::RETX) {
-                Some(SimTime(pkt.echo))
+                Some(pkt.echo)
             } else if self.sample_first_sent && pkt.seq >= self.snd_una && pkt.seq < self.snd_max {
                 Some(self.segs[((pkt.seq - self.snd_una) / self.mss) as usize].first_sent)
             } else {

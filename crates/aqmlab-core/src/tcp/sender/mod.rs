@@ -226,8 +226,8 @@ impl Sender {
     }
 }
 
-/// The sender keeps typed time inside (its rooms, the RTT estimator, the timers, what it tells
-/// the controls); the packets' stamps are still nanoseconds, converted where built or read.
+/// The sender keeps typed time throughout: its rooms, the RTT estimator, the timers, what it
+/// tells the controls and the packets' stamps.
 impl Agent for Sender {
     fn start(&mut self, now: SimTime, out: &mut Outbox) {
         if self.opening == Opening::Closed {

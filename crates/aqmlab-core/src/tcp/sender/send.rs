@@ -170,7 +170,7 @@ impl Sender {
         let size = (end - seq) as u32 + self.header;
         out.packets.push(Packet {
             seq,
-            echo: app_ts.ns(),
+            echo: app_ts,
             flags: fl,
             ..Packet::data(self.ids.flow, self.ids.src, self.ids.dst, size)
         });
