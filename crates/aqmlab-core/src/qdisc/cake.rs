@@ -347,12 +347,12 @@ impl Cake {
             while let Some((pkt, enqueued)) = q.fifo.pop(cx.pkts) {
                 self.len -= 1;
                 self.bytes -= cx.pkts[pkt].size as u64;
-                let sojourn = cx.now.ns().saturating_sub(enqueued);
+                let sojourn = cx.now.saturating_since(enqueued);
                 // Above target only beyond 4 MTU times too (cobalt_should_drop's condition).
-                let sojourn = if sojourn > 4 * self.t.mtu_time_ns { sojourn } else { 0 };
+                let sojourn = if sojourn.ns() > 4 * self.t.mtu_time_ns { sojourn } else { SimDuration::ZERO };
                 let u = if q.cvars.p_drop > 0.0 { cx.rng.uniform() } else { 1.0 };
                 let can_mark = cx.pkts[pkt].has(flags::ECT);
-                let d = q.cvars.should_drop(&self.cobalt, cx.now.ns(), sojourn, u, can_mark);
+                let d = q.cvars.should_drop(&self.cobalt, cx.now, sojourn, u, can_mark);
                 if cobalt::apply(d, pkt, can_mark, q.fifo.is_empty(), cx) {
                     continue;
                 }
@@ -361,8 +361,8 @@ impl Cake {
             }
             let Some(pkt) = chosen else {
                 // Found empty: decaying while its COBALT state is not at rest, else off the lists.
-                q.cvars.queue_empty(&self.cobalt, cx.now.ns());
-                let resting = q.cvars.p_drop == 0.0 && q.cvars.count == 0 && cx.now.ns() >= q.cvars.drop_next;
+                q.cvars.queue_empty(&self.cobalt, cx.now);
+                let resting = q.cvars.p_drop == 0.0 && q.cvars.count == 0 && cx.now >= q.cvars.drop_next;
                 let was = q.set;
                 match list {
                     0 => self.new_list.pop_front(),
@@ -469,7 +469,7 @@ impl Cake {
     }
 
     /// Drop the head of the fattest queue (cake_drop); returns the packet dropped.
-    fn drop_from_fattest(&mut self, now: u64, pkts: &crate::packet::PacketArena) -> PacketId {
+    fn drop_from_fattest(&mut self, now: SimTime, pkts: &crate::packet::PacketArena) -> PacketId {
         let idx = fattest(self.queues.iter().map(|q| q.fifo.bytes())).expect("over the buffer with nothing queued");
         let q = &mut self.queues[idx];
         let (pkt, _) = q.fifo.pop(pkts).expect("the fattest queue has a packet");
@@ -484,7 +484,7 @@ impl QueueDisc for Cake {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         let packet = cx.pkts[pkt];
         let idx = self.classify(&packet, cx);
-        self.queues[idx].fifo.push(pkt, cx.now.ns(), cx.pkts);
+        self.queues[idx].fifo.push(pkt, cx.now, cx.pkts);
         self.len += 1;
         self.bytes += packet.size as u64;
         match self.queues[idx].set {
@@ -509,7 +509,7 @@ impl QueueDisc for Cake {
         }
         let mut arrival_dropped = false;
         while self.bytes > self.t.buffer_bytes {
-            let victim = self.drop_from_fattest(cx.now.ns(), cx.pkts);
+            let victim = self.drop_from_fattest(cx.now, cx.pkts);
             if victim == pkt {
                 arrival_dropped = true;
             } else {

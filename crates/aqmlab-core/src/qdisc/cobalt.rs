@@ -38,6 +38,7 @@ use super::codel::{control_law, StampedFifo};
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Duration, Fields, Limit, Prob, Result};
 use crate::packet::{flags, PacketId};
+use crate::units::{SimDuration, SimTime};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "cobalt",
@@ -90,21 +91,21 @@ pub struct Decision {
     pub blue: bool,
 }
 
-/// COBALT's variables (Linux's cobalt_vars) with times in ns.
+/// COBALT's variables (Linux's cobalt_vars).
 #[derive(Clone, Debug, Default)]
 pub struct CobaltVars {
     pub count: u32,
     /// When the next signal is due (or, with count 0, an activity timeout).
-    pub drop_next: u64,
+    pub drop_next: SimTime,
     pub dropping: bool,
-    pub blue_timer: u64,
+    pub blue_timer: SimTime,
     pub p_drop: f64,
 }
 
 impl CobaltVars {
     /// The buffer overflowed at `now` (or a sojourn passed `blue_threshold`).
-    pub fn queue_full(&mut self, p: &Params, now: u64) {
-        if now.saturating_sub(self.blue_timer) > p.target.0 {
+    pub fn queue_full(&mut self, p: &Params, now: SimTime) {
+        if now.saturating_since(self.blue_timer) > SimDuration(p.target.0) {
             self.p_drop = (self.p_drop + p.increment).min(1.0);
             self.blue_timer = now;
         }
@@ -116,23 +117,23 @@ impl CobaltVars {
     }
 
     /// The queue was found empty at `now`.
-    pub fn queue_empty(&mut self, p: &Params, now: u64) {
-        if self.p_drop > 0.0 && now.saturating_sub(self.blue_timer) > p.target.0 {
+    pub fn queue_empty(&mut self, p: &Params, now: SimTime) {
+        if self.p_drop > 0.0 && now.saturating_since(self.blue_timer) > SimDuration(p.target.0) {
             self.p_drop = (self.p_drop - p.decrement).max(0.0);
             self.blue_timer = now;
         }
         self.dropping = false;
         if self.count > 0 && now >= self.drop_next {
             self.count -= 1;
-            self.drop_next = control_law(self.drop_next, p.interval.0, self.count);
+            self.drop_next = control_law(self.drop_next, SimDuration(p.interval.0), self.count);
         }
     }
 
-    /// The decision about a packet dequeued at `now` after `sojourn` ns; `u` is a uniform draw
+    /// The decision about a packet dequeued at `now` after `sojourn`; `u` is a uniform draw
     /// for BLUE, `can_mark` whether a CoDel signal would mark it rather than drop it.
-    pub fn should_drop(&mut self, p: &Params, now: u64, sojourn: u64, u: f64, can_mark: bool) -> Decision {
-        let interval = p.interval.0;
-        let over_target = sojourn > p.target.0;
+    pub fn should_drop(&mut self, p: &Params, now: SimTime, sojourn: SimDuration, u: f64, can_mark: bool) -> Decision {
+        let interval = SimDuration(p.interval.0);
+        let over_target = sojourn > SimDuration(p.target.0);
         let mut next_due = self.count > 0 && now >= self.drop_next;
         let mut d = Decision::default();
         if over_target {
@@ -211,26 +212,26 @@ impl Cobalt {
 impl QueueDisc for Cobalt {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         if self.p.limit.overflows(self.fifo.len(), self.fifo.bytes(), cx.pkts[pkt].size) {
-            self.vars.queue_full(&self.p, cx.now.ns());
+            self.vars.queue_full(&self.p, cx.now);
             return Verdict::Dropped(DropReason::Overflow);
         }
-        self.fifo.push(pkt, cx.now.ns(), cx.pkts);
+        self.fifo.push(pkt, cx.now, cx.pkts);
         Verdict::Enqueued
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
         loop {
             let Some((pkt, enqueued)) = self.fifo.pop(cx.pkts) else {
-                self.vars.queue_empty(&self.p, cx.now.ns());
+                self.vars.queue_empty(&self.p, cx.now);
                 return None;
             };
-            let sojourn = cx.now.ns().saturating_sub(enqueued);
-            if self.p.blue_threshold.is_some_and(|b| sojourn > b.0) {
-                self.vars.queue_full(&self.p, cx.now.ns());
+            let sojourn = cx.now.saturating_since(enqueued);
+            if self.p.blue_threshold.is_some_and(|b| sojourn > SimDuration(b.0)) {
+                self.vars.queue_full(&self.p, cx.now);
             }
             let u = if self.vars.p_drop > 0.0 { cx.rng.uniform() } else { 1.0 };
             let can_mark = self.p.ecn && cx.pkts[pkt].has(flags::ECT);
-            let d = self.vars.should_drop(&self.p, cx.now.ns(), sojourn, u, can_mark);
+            let d = self.vars.should_drop(&self.p, cx.now, sojourn, u, can_mark);
             if apply(d, pkt, can_mark, self.fifo.is_empty(), cx) {
                 continue;
             }
@@ -325,20 +326,20 @@ mod tests {
         // interval / sqrt(count) on: at 500 ms, 400 + 100/2 = 450 and 450 + 100/sqrt(3) = 507.7:
         // count 5 -> 4 (to 450) -> 3 (to 507.7), stop.
         let p = read("").unwrap();
-        let mut v = CobaltVars { count: 5, drop_next: 400 * MS, dropping: false, ..CobaltVars::default() };
-        let d = v.should_drop(&p, 500 * MS, 0, 1.0, false);
+        let mut v = CobaltVars { count: 5, drop_next: SimTime(400 * MS), dropping: false, ..CobaltVars::default() };
+        let d = v.should_drop(&p, SimTime(500 * MS), SimDuration(0), 1.0, false);
         assert_eq!(d, Decision::default());
         assert_eq!(v.count, 3);
-        assert_eq!(v.drop_next, 450 * MS + (100.0 * MS as f64 / 3f64.sqrt()) as u64);
+        assert_eq!(v.drop_next, SimTime(450 * MS + (100.0 * MS as f64 / 3f64.sqrt()) as u64));
         // An episode starting now resumes from count 3: the first signal an interval after the
         // start uses count 3 -> 4.
-        let d = v.should_drop(&p, 501 * MS, 10 * MS, 1.0, false);
+        let d = v.should_drop(&p, SimTime(501 * MS), SimDuration(10 * MS), 1.0, false);
         assert!(!d.codel && v.dropping && v.count == 3);
-        assert_eq!(v.drop_next, 501 * MS + (100.0 * MS as f64 / 3f64.sqrt()) as u64);
+        assert_eq!(v.drop_next, SimTime(501 * MS + (100.0 * MS as f64 / 3f64.sqrt()) as u64));
         // The empty queue decays it too, one step when the step is due.
-        let mut v = CobaltVars { count: 2, drop_next: 10 * MS, ..CobaltVars::default() };
-        v.queue_empty(&p, 10 * MS);
-        assert_eq!((v.count, v.drop_next), (1, 110 * MS));
+        let mut v = CobaltVars { count: 2, drop_next: SimTime(10 * MS), ..CobaltVars::default() };
+        v.queue_empty(&p, SimTime(10 * MS));
+        assert_eq!((v.count, v.drop_next), (1, SimTime(110 * MS)));
     }
 
     #[test]
@@ -348,12 +349,12 @@ mod tests {
         let p = read("").unwrap();
         let mut v = CobaltVars::default();
         for t in 10..70 {
-            v.queue_full(&p, t * MS);
+            v.queue_full(&p, SimTime(t * MS));
         }
         assert!((v.p_drop - 10.0 / 256.0).abs() < 1e-15, "{}", v.p_drop);
         // Empty-queue events every ms from 100 ms to 159 ms: again 10 changes of 1/4096.
         for t in 100..160 {
-            v.queue_empty(&p, t * MS);
+            v.queue_empty(&p, SimTime(t * MS));
         }
         assert!((v.p_drop - (10.0 / 256.0 - 10.0 / 4096.0)).abs() < 1e-15, "{}", v.p_drop);
     }
@@ -390,10 +391,10 @@ mod tests {
     #[test]
     fn ecn_marks_codel_signals_but_blue_still_drops() {
         let p = read("ecn = true").unwrap();
-        let mut v = CobaltVars { count: 1, drop_next: 0, dropping: true, p_drop: 0.5, ..CobaltVars::default() };
-        let d = v.should_drop(&p, 10 * MS, 10 * MS, 0.4, true);
+        let mut v = CobaltVars { count: 1, drop_next: SimTime::ZERO, dropping: true, p_drop: 0.5, ..CobaltVars::default() };
+        let d = v.should_drop(&p, SimTime(10 * MS), SimDuration(10 * MS), 0.4, true);
         assert!(d.codel && d.blue);
-        let d = v.should_drop(&p, 10 * MS, 10 * MS, 0.6, true);
+        let d = v.should_drop(&p, SimTime(10 * MS), SimDuration(10 * MS), 0.6, true);
         assert!(!d.blue);
     }
 

@@ -48,7 +48,7 @@ use serde::Serialize;
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Bytes, Duration, Fields, Limit, Result};
 use crate::packet::{flags, PacketArena, PacketId};
-use crate::units::NS_PER_S;
+use crate::units::{SimDuration, SimTime, NS_PER_S};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "codel",
@@ -108,29 +108,29 @@ impl CodelParams {
     }
 }
 
-/// The control law: the next drop `interval / sqrt(count)` after `t` (all ns).
-pub fn control_law(t: u64, interval: u64, count: u32) -> u64 {
-    t + (interval as f64 / (count.max(1) as f64).sqrt()) as u64
+/// The control law: the next drop `interval / sqrt(count)` after `t`.
+pub fn control_law(t: SimTime, interval: SimDuration, count: u32) -> SimTime {
+    t + SimDuration((interval.ns() as f64 / (count.max(1) as f64).sqrt()) as u64)
 }
 
 /// The count to start a dropping state with, entered at `now`: the drops of the previous state
 /// beyond its starting count (`count - lastcount`) when above 1 and the previous state's next
 /// drop was due less than 16 intervals ago; else 1.
-pub fn reentry_count(count: u32, lastcount: u32, now: u64, drop_next: u64, interval: u64) -> u32 {
+pub fn reentry_count(count: u32, lastcount: u32, now: SimTime, drop_next: SimTime, interval: SimDuration) -> u32 {
     let delta = count.saturating_sub(lastcount);
     // now - drop_next, signed: a next drop still in the future is recent.
-    let since = now as i128 - drop_next as i128;
-    if delta > 1 && since < 16 * interval as i128 {
+    let since = now.ns() as i128 - drop_next.ns() as i128;
+    if delta > 1 && since < 16 * interval.ns() as i128 {
         delta
     } else {
         1
     }
 }
 
-/// Whether a packet that waited `sojourn` ns, leaving `backlog` bytes behind it, is above target
+/// Whether a packet that waited `sojourn`, leaving `backlog` bytes behind it, is above target
 /// in CoDel's sense (not below target, and more than one MTU still queued).
-pub fn sojourn_above_target(p: &CodelParams, sojourn: u64, backlog: u64) -> bool {
-    sojourn >= p.target.0 && backlog > p.mtu.0
+pub fn sojourn_above_target(p: &CodelParams, sojourn: SimDuration, backlog: u64) -> bool {
+    sojourn >= SimDuration(p.target.0) && backlog > p.mtu.0
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,7 +139,7 @@ pub fn sojourn_above_target(p: &CodelParams, sojourn: u64, backlog: u64) -> bool
 /// A queue CoDel can drain: its head with the time it was enqueued, and the bytes it holds.
 pub trait CodelQueue {
     /// Take the head packet and its enqueue time.
-    fn pop(&mut self, pkts: &PacketArena) -> Option<(PacketId, u64)>;
+    fn pop(&mut self, pkts: &PacketArena) -> Option<(PacketId, SimTime)>;
     /// Bytes still queued (after the pops so far), for the one-MTU rule.
     fn backlog(&self) -> u64;
 }
@@ -153,11 +153,11 @@ pub struct CodelVars {
     pub lastcount: u32,
     pub dropping: bool,
     /// When the next drop is due, while dropping.
-    pub drop_next: u64,
+    pub drop_next: SimTime,
     /// When the sojourn time, above target since, will have been so for an interval.
-    first_above_time: Option<u64>,
+    first_above_time: Option<SimTime>,
     /// Sojourn time of the last packet dequeued.
-    pub last_sojourn: u64,
+    pub last_sojourn: SimDuration,
 }
 
 /// The head packet as `dodequeue` returns it.
@@ -168,19 +168,19 @@ struct Head {
 
 impl CodelVars {
     /// RFC 8289's `dodequeue`: take the head and say whether CoDel may drop it.
-    fn dodequeue(&mut self, p: &CodelParams, q: &mut impl CodelQueue, now: u64, pkts: &PacketArena) -> Head {
+    fn dodequeue(&mut self, p: &CodelParams, q: &mut impl CodelQueue, now: SimTime, pkts: &PacketArena) -> Head {
         let Some((pkt, enqueued)) = q.pop(pkts) else {
             self.first_above_time = None;
             return Head { pkt: None, ok_to_drop: false };
         };
-        let sojourn = now.saturating_sub(enqueued);
+        let sojourn = now.saturating_since(enqueued);
         self.last_sojourn = sojourn;
         let mut ok_to_drop = false;
         if !sojourn_above_target(p, sojourn, q.backlog()) {
             self.first_above_time = None;
         } else {
             match self.first_above_time {
-                None => self.first_above_time = Some(now + p.interval.0),
+                None => self.first_above_time = Some(now + SimDuration(p.interval.0)),
                 Some(t) => ok_to_drop = now >= t,
             }
         }
@@ -195,7 +195,7 @@ impl CodelVars {
     /// RFC 8289's `dequeue` over `q`: the packet to send, if any. Drops go to `cx.victims` with
     /// reason `codel`, marks through `cx.mark`.
     pub fn dequeue(&mut self, p: &CodelParams, q: &mut impl CodelQueue, cx: &mut QdiscCtx) -> Option<PacketId> {
-        let now = cx.now.ns();
+        let (now, interval) = (cx.now, SimDuration(p.interval.0));
         let mut head = self.dodequeue(p, q, now, cx.pkts);
         let Some(mut pkt) = head.pkt else {
             self.dropping = false;
@@ -213,7 +213,7 @@ impl CodelVars {
                 if Self::marks(p, pkt, cx.pkts) {
                     cx.mark(pkt, DropReason::Codel);
                     marked = true;
-                    self.drop_next = control_law(self.drop_next, p.interval.0, self.count);
+                    self.drop_next = control_law(self.drop_next, interval, self.count);
                     break;
                 }
                 cx.victims.push((pkt, DropReason::Codel));
@@ -221,7 +221,7 @@ impl CodelVars {
                 if !head.ok_to_drop {
                     self.dropping = false;
                 } else {
-                    self.drop_next = control_law(self.drop_next, p.interval.0, self.count);
+                    self.drop_next = control_law(self.drop_next, interval, self.count);
                 }
                 match head.pkt {
                     Some(next) => pkt = next,
@@ -237,13 +237,13 @@ impl CodelVars {
                 head = self.dodequeue(p, q, now, cx.pkts);
             }
             self.dropping = true;
-            self.count = reentry_count(self.count, self.lastcount, now, self.drop_next, p.interval.0);
+            self.count = reentry_count(self.count, self.lastcount, now, self.drop_next, interval);
             self.lastcount = self.count;
-            self.drop_next = control_law(now, p.interval.0, self.count);
+            self.drop_next = control_law(now, interval, self.count);
             pkt = head.pkt?;
         }
         if let Some(threshold) = p.ce_threshold {
-            if !marked && self.last_sojourn > threshold.0 && cx.pkts[pkt].has(flags::ECT) {
+            if !marked && self.last_sojourn > SimDuration(threshold.0) && cx.pkts[pkt].has(flags::ECT) {
                 cx.mark(pkt, DropReason::CeThreshold);
             }
         }
@@ -254,16 +254,16 @@ impl CodelVars {
         out.push(("dropping", self.dropping as u8 as f64));
         out.push(("count", self.count as f64));
         if self.dropping {
-            out.push(("drop_next_s", self.drop_next as f64 / NS_PER_S as f64));
+            out.push(("drop_next_s", self.drop_next.ns() as f64 / NS_PER_S as f64));
         }
-        out.push(("sojourn_s", self.last_sojourn as f64 / NS_PER_S as f64));
+        out.push(("sojourn_s", self.last_sojourn.ns() as f64 / NS_PER_S as f64));
     }
 }
 
 /// A FIFO of packets with their enqueue times and its byte count.
 #[derive(Debug, Default)]
 pub struct StampedFifo {
-    q: VecDeque<(PacketId, u64)>,
+    q: VecDeque<(PacketId, SimTime)>,
     bytes: u64,
 }
 
@@ -278,14 +278,14 @@ impl StampedFifo {
         self.bytes
     }
     /// When the head packet was enqueued.
-    pub fn head_time(&self) -> Option<u64> {
+    pub fn head_time(&self) -> Option<SimTime> {
         self.q.front().map(|&(_, t)| t)
     }
-    pub fn push(&mut self, pkt: PacketId, now: u64, pkts: &PacketArena) {
+    pub fn push(&mut self, pkt: PacketId, now: SimTime, pkts: &PacketArena) {
         self.bytes += pkts[pkt].size as u64;
         self.q.push_back((pkt, now));
     }
-    pub fn pop(&mut self, pkts: &PacketArena) -> Option<(PacketId, u64)> {
+    pub fn pop(&mut self, pkts: &PacketArena) -> Option<(PacketId, SimTime)> {
         let (pkt, t) = self.q.pop_front()?;
         self.bytes -= pkts[pkt].size as u64;
         Some((pkt, t))
@@ -293,7 +293,7 @@ impl StampedFifo {
 }
 
 impl CodelQueue for StampedFifo {
-    fn pop(&mut self, pkts: &PacketArena) -> Option<(PacketId, u64)> {
+    fn pop(&mut self, pkts: &PacketArena) -> Option<(PacketId, SimTime)> {
         StampedFifo::pop(self, pkts)
     }
     fn backlog(&self) -> u64 {
@@ -345,7 +345,7 @@ impl QueueDisc for Codel {
         if self.limit.overflows(self.queue.len(), self.queue.bytes(), cx.pkts[pkt].size) {
             return Verdict::Dropped(DropReason::Overflow);
         }
-        self.queue.push(pkt, cx.now.ns(), cx.pkts);
+        self.queue.push(pkt, cx.now, cx.pkts);
         Verdict::Enqueued
     }
 
@@ -430,23 +430,23 @@ mod tests {
         let expected = [100_000_000, 70_710_678, 50_000_000, 35_355_339, 25_000_000, 17_677_669, 12_500_000, 8_838_834];
         for (k, want) in expected.into_iter().enumerate() {
             let count = 1u32 << k;
-            assert_eq!(control_law(1_000, 100 * MS, count), 1_000 + want, "count {count}");
+            assert_eq!(control_law(SimTime(1_000), SimDuration(100 * MS), count), SimTime(1_000 + want), "count {count}");
         }
     }
 
     #[test]
     fn reentry_keeps_the_excess_count_only_when_recent() {
         // Previous state: entered with count 1, ended at count 5; its next drop was due at 423 ms.
-        let interval = 100 * MS;
-        assert_eq!(reentry_count(5, 1, 600 * MS, 423 * MS, interval), 4);
+        let interval = SimDuration(100 * MS);
+        assert_eq!(reentry_count(5, 1, SimTime(600 * MS), SimTime(423 * MS), interval), 4);
         // 16 intervals or more after drop_next: start over.
-        assert_eq!(reentry_count(5, 1, (423 + 1600) * MS, 423 * MS, interval), 1);
-        assert_eq!(reentry_count(5, 1, (423 + 1599) * MS, 423 * MS, interval), 4);
+        assert_eq!(reentry_count(5, 1, SimTime((423 + 1600) * MS), SimTime(423 * MS), interval), 1);
+        assert_eq!(reentry_count(5, 1, SimTime((423 + 1599) * MS), SimTime(423 * MS), interval), 4);
         // A next drop still in the future is recent.
-        assert_eq!(reentry_count(5, 1, 400 * MS, 423 * MS, interval), 4);
+        assert_eq!(reentry_count(5, 1, SimTime(400 * MS), SimTime(423 * MS), interval), 4);
         // An excess of 1 or less starts over.
-        assert_eq!(reentry_count(2, 1, 600 * MS, 423 * MS, interval), 1);
-        assert_eq!(reentry_count(3, 3, 600 * MS, 423 * MS, interval), 1);
+        assert_eq!(reentry_count(2, 1, SimTime(600 * MS), SimTime(423 * MS), interval), 1);
+        assert_eq!(reentry_count(3, 3, SimTime(600 * MS), SimTime(423 * MS), interval), 1);
     }
 
     /// A queue whose packets have scripted sojourn times: `next_sojourn` is the sojourn time of
@@ -458,10 +458,10 @@ mod tests {
     }
 
     impl CodelQueue for Scripted {
-        fn pop(&mut self, pkts: &PacketArena) -> Option<(PacketId, u64)> {
+        fn pop(&mut self, pkts: &PacketArena) -> Option<(PacketId, SimTime)> {
             // Any live packet will do as the head: the state machine only reads its flags.
             let id = pkts.live_ids().next().expect("the test allocated a packet");
-            Some((id, self.now - self.next_sojourn))
+            Some((id, SimTime(self.now - self.next_sojourn)))
         }
         fn backlog(&self) -> u64 {
             self.backlog
@@ -538,13 +538,13 @@ mod tests {
         for k in 50..1050u64 {
             let t = k * MS;
             let mut q = Scripted { next_sojourn: 50 * MS, now: t, backlog: 1500 };
-            let head = vars.dodequeue(&p, &mut q, t, &pkts);
+            let head = vars.dodequeue(&p, &mut q, SimTime(t), &pkts);
             assert!(!head.ok_to_drop);
         }
         let mut q = Scripted { next_sojourn: 50 * MS, now: 1050 * MS, backlog: 1501 };
-        assert!(!vars.dodequeue(&p, &mut q, 1050 * MS, &pkts).ok_to_drop, "the first above-target sample starts the interval");
+        assert!(!vars.dodequeue(&p, &mut q, SimTime(1050 * MS), &pkts).ok_to_drop, "the first above-target sample starts the interval");
         let mut q = Scripted { next_sojourn: 50 * MS, now: 1150 * MS, backlog: 1501 };
-        assert!(vars.dodequeue(&p, &mut q, 1150 * MS, &pkts).ok_to_drop);
+        assert!(vars.dodequeue(&p, &mut q, SimTime(1150 * MS), &pkts).ok_to_drop);
     }
 
     #[test]

@@ -212,7 +212,7 @@ impl DualPi2 {
 
     /// The head packets' larger sojourn time at `t`.
     fn qdelay_at(&self, t: u64) -> u64 {
-        [self.l.head_time(), self.c.head_time()].into_iter().flatten().map(|e| t.saturating_sub(e)).max().unwrap_or(0)
+        [self.l.head_time(), self.c.head_time()].into_iter().flatten().map(|e| t.saturating_sub(e.ns())).max().unwrap_or(0)
     }
 
     /// Run every PI2 update due by `now` (the queues have not changed since they were due).
@@ -339,9 +339,9 @@ impl QueueDisc for DualPi2 {
             return Verdict::Dropped(DropReason::Overflow);
         }
         if is_l4s(cx.pkts[pkt].flags) {
-            self.l.push(pkt, cx.now.ns(), cx.pkts);
+            self.l.push(pkt, cx.now, cx.pkts);
         } else {
-            self.c.push(pkt, cx.now.ns(), cx.pkts);
+            self.c.push(pkt, cx.now, cx.pkts);
         }
         Verdict::Enqueued
     }
@@ -390,7 +390,7 @@ impl QueueDisc for DualPi2 {
             }
             if act && cx.rng.chance(k * self.prob) {
                 cx.mark(pkt, DropReason::DualPi2);
-            } else if cx.now.ns().saturating_sub(enqueued) >= self.p.step_thresh.0
+            } else if cx.now.saturating_since(enqueued).ns() >= self.p.step_thresh.0
                 && self.l.len() + 1 >= self.p.min_qlen_step as usize
             {
                 cx.mark(pkt, DropReason::Step);

@@ -322,7 +322,7 @@ impl<A: FlowAqm> FlowQueues<A> {
         if let Verdict::Dropped(_) = verdict {
             return verdict;
         }
-        fq.queue.push(pkt, cx.now.ns(), cx.pkts);
+        fq.queue.push(pkt, cx.now, cx.pkts);
         self.len += 1;
         self.bytes += packet.size as u64;
         if fq.list == OnList::None {

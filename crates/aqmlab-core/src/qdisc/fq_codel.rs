@@ -20,6 +20,7 @@ use super::flow_queues::{FlowAqm, FlowQueueParams, FlowQueues, Overflow};
 use super::{DisciplineInfo, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Fields, Limit, Result};
 use crate::packet::{PacketArena, PacketId};
+use crate::units::SimTime;
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "fq_codel",
@@ -58,7 +59,7 @@ struct BufferView<'a> {
 }
 
 impl CodelQueue for BufferView<'_> {
-    fn pop(&mut self, pkts: &PacketArena) -> Option<(PacketId, u64)> {
+    fn pop(&mut self, pkts: &PacketArena) -> Option<(PacketId, SimTime)> {
         self.queue.pop(pkts)
     }
     fn backlog(&self) -> u64 {

@@ -325,7 +325,7 @@ impl PieVars {
     pub fn dequeue(&mut self, p: &PieParams, queue: &mut StampedFifo, cx: &mut QdiscCtx) -> Option<PacketId> {
         self.catch_up(p, cx.now.ns(), queue.bytes());
         let (pkt, enqueued) = queue.pop(cx.pkts)?;
-        self.qdelay = if queue.is_empty() { 0 } else { cx.now.ns().saturating_sub(enqueued) };
+        self.qdelay = if queue.is_empty() { 0 } else { cx.now.saturating_since(enqueued).ns() };
         Some(pkt)
     }
 
@@ -378,7 +378,7 @@ impl QueueDisc for Pie {
         }
         let verdict = self.vars.on_arrival(&self.p, &self.queue, pkt, cx);
         if !matches!(verdict, Verdict::Dropped(_)) {
-            self.queue.push(pkt, cx.now.ns(), cx.pkts);
+            self.queue.push(pkt, cx.now, cx.pkts);
         }
         verdict
     }
