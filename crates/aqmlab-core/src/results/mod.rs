@@ -534,7 +534,7 @@ fn workload_results(sim: &impl SimView, end: u64) -> (Vec<WorkloadResult>, Vec<C
         .flows
         .iter()
         .enumerate()
-        .filter_map(|(i, f)| match &f.params {
+        .filter_map(|(i, f)| match &*f.params {
             crate::app::FlowParams::Workload(w) => Some((i, w)),
             _ => None,
         })

@@ -138,6 +138,7 @@ impl Builder<'_> {
         }
         let (name_at, src_at, dst_at) = (f.origin("name"), f.origin("src"), f.origin("dst"));
         f.finish()?;
+        let params = std::sync::Arc::new(params);
         for i in indices {
             let fname = substitute(&name, i);
             let field = |k: &str| format!("flow[{}].{k}", shown(&fname));
@@ -177,7 +178,7 @@ impl Builder<'_> {
             let srcs: Vec<String> = src.iter().map(|s| substitute(s, i)).collect();
             let dsts: Vec<String> = dst.iter().map(|d| substitute(d, i)).collect();
             if spans {
-                let weights = match &params {
+                let weights = match &*params {
                     FlowParams::Workload(w) => w.matrix.as_ref(),
                     _ => None,
                 };
@@ -191,7 +192,7 @@ impl Builder<'_> {
                     src: pairs[0].src,
                     dst: pairs[0].dst,
                     when,
-                    params: params.clone(),
+                    params: std::sync::Arc::clone(&params),
                     fwd: vec![],
                     rev: vec![],
                     pairs,
@@ -230,7 +231,7 @@ impl Builder<'_> {
                 src: sid,
                 dst: did,
                 when,
-                params: params.clone(),
+                params: std::sync::Arc::clone(&params),
                 fwd,
                 rev,
                 pairs: vec![],

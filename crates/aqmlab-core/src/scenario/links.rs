@@ -162,6 +162,7 @@ impl Builder<'_> {
         } = read_link_keys(&mut f)?;
         let [(queue, fwd_bytes), (queue_reverse, rev_bytes)] =
             self.read_queues(&label, &queue_table, &reverse_table)?;
+        let (queue, queue_reverse) = (std::sync::Arc::new(queue), std::sync::Arc::new(queue_reverse));
         let uses_i = [&between.0, &between.1].iter().any(|s| s.contains("{i}"))
             || name.as_deref().is_some_and(|n| n.contains("{i}"));
         if uses_i && count.is_none() {

@@ -19,6 +19,12 @@ impl Scenario {
             }
         }
         let mut defaults_by_name: std::collections::HashMap<&str, Vec<&'static str>> = Default::default();
+        // The options of the few distinct queues (100,000 access links share one): finding them
+        // goes through the parameters' JSON form, which at one per link took a tenth of building
+        // the results of 100,000 flows. Only the first few are kept, so that a scenario of as
+        // many distinct queues as links stays linear.
+        const KEPT: usize = 8;
+        let mut seen: Vec<(&QdiscParams, Vec<&'static str>)> = Vec::with_capacity(KEPT);
         let mut warned = vec![false; self.links.len()];
         let mut out = Vec::new();
         for (i, l) in self.links.iter().enumerate() {
@@ -32,7 +38,17 @@ impl Scenario {
             let defaults = defaults_by_name
                 .entry(l.queue.name())
                 .or_insert_with(|| default_params(l.queue.name()).map(|d| ecn_options(&d)).unwrap_or_default());
-            let options: Vec<&str> = ecn_options(&l.queue).into_iter().filter(|o| !defaults.contains(o)).collect();
+            let options = match seen.iter().find(|(known, _)| **known == *l.queue) {
+                Some((_, options)) => options.clone(),
+                None => {
+                    let options = ecn_options(&l.queue);
+                    if seen.len() < KEPT {
+                        seen.push((&l.queue, options.clone()));
+                    }
+                    options
+                }
+            };
+            let options: Vec<&str> = options.into_iter().filter(|o| !defaults.contains(o)).collect();
             if options.is_empty() {
                 continue;
             }
@@ -128,7 +144,7 @@ impl Builder<'_> {
             let data_hops = fl.data_links().map(|l| (l, data, "packet"));
             let ack_hops = ack.into_iter().flat_map(|a| fl.ack_links().map(move |l| (l, a, "ACK")));
             for (l, size, what) in data_hops.chain(ack_hops) {
-                if let QdiscParams::Tbf(shaper) = &self.links[l as usize].queue {
+                if let QdiscParams::Tbf(shaper) = &*self.links[l as usize].queue {
                     if shaper.burst_bytes < size {
                         let field = format!("link[{}].queue.burst", shown(&self.links[l as usize].name));
                         return Err(self.src.error(&self.link_at[l as usize], &field, format!(

@@ -54,7 +54,7 @@ fn setting_the_discipline_alone_switches_to_its_defaults_and_keeps_the_limit() {
     let QdiscParams::DropTail(p) = queue(&sc, "b1") else { panic!("{:?}", queue(&sc, "b1")) };
     assert_eq!(p.limit, aqmlab_core::conf::Limit::Packets(200));
     // Both directions of b1 switch (the reverse copies the queue); b2 is untouched.
-    assert!(matches!(sc.links[sc.link_id("r2->r1").unwrap() as usize].queue, QdiscParams::DropTail(_)));
+    assert!(matches!(sc.links[sc.link_id("r2->r1").unwrap() as usize].queue.as_ref(), QdiscParams::DropTail(_)));
     assert!(matches!(queue(&sc, "b2"), QdiscParams::Red(_)));
     assert_eq!(sc.notes.len(), 1, "{:?}", sc.notes);
     let note = &sc.notes[0];
@@ -99,7 +99,7 @@ fn the_same_discipline_keeps_every_parameter() {
 fn a_glob_reaches_every_matching_entry() {
     let sc = parse(&[("link.*.queue.discipline", "droptail")]).unwrap();
     for l in &sc.links {
-        assert!(matches!(l.queue, QdiscParams::DropTail(_)), "{}", l.name);
+        assert!(matches!(l.queue.as_ref(), QdiscParams::DropTail(_)), "{}", l.name);
     }
     assert_eq!(sc.notes.len(), 2, "b1 and b2 switched (s1->r1 was DropTail already): {:?}", sc.notes);
     let sc = parse(&[("flow.tcp*.start", "1s")]).unwrap();
