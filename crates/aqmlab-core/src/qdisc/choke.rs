@@ -320,7 +320,7 @@ impl QueueDisc for Choke {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         let flow = cx.pkts[pkt].flow;
         let idle = self.fifo.is_empty() && cx.in_service.is_none();
-        self.core.update_avg(cx.now.ns(), self.fifo.len(), idle);
+        self.core.update_avg(cx.now, self.fifo.len(), idle);
         if self.core.zone() != RedZone::Below && self.compare(flow, cx) {
             if self.p.match_resets_count {
                 self.core.reset_count();
@@ -352,7 +352,7 @@ impl QueueDisc for Choke {
             next = self.fifo.pop(cx.pkts);
         }
         if next.is_none() {
-            self.core.went_idle(cx.now.ns());
+            self.core.went_idle(cx.now);
         }
         next
     }

@@ -190,7 +190,7 @@ impl QueueDisc for Fred {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         if self.fifo.is_empty() {
             let idle = cx.in_service.is_none();
-            self.core.update_avg(cx.now.ns(), 0, idle);
+            self.core.update_avg(cx.now, 0, idle);
         }
         let avg = self.core.avg();
         let (min_th, max_th) = (self.p.min_th, self.p.max_th);
@@ -231,10 +231,10 @@ impl QueueDisc for Fred {
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
         let Some(pkt) = self.fifo.pop(cx.pkts) else {
-            self.core.went_idle(cx.now.ns());
+            self.core.went_idle(cx.now);
             return None;
         };
-        self.core.update_avg(cx.now.ns(), self.fifo.len(), false);
+        self.core.update_avg(cx.now, self.fifo.len(), false);
         let st = self.state(cx.pkts[pkt].flow);
         st.qlen -= 1;
         if st.qlen == 0 {

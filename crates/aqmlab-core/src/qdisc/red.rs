@@ -47,7 +47,7 @@ use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDi
 use crate::conf::{Fields, Limit, Prob, Result};
 use crate::packet::{flags, PacketId};
 use crate::rng::SimRng;
-use crate::units::NS_PER_S;
+use crate::units::{SimTime, NS_PER_S};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "red",
@@ -205,13 +205,13 @@ pub struct RedCore {
     /// Packets admitted since the last drop or mark (while avg >= min_th).
     count: u64,
     /// When the line last went idle.
-    idle_since: u64,
+    idle_since: SimTime,
 }
 
 impl RedCore {
     pub fn new(p: &RedParams, link: &LinkInfo) -> Self {
         let typical_tx_ns = link.mean_packet_size as f64 * 8.0 * NS_PER_S as f64 / link.rate_bps.max(1) as f64;
-        RedCore { p: *p, typical_tx_ns, avg: 0.0, count: 0, idle_since: 0 }
+        RedCore { p: *p, typical_tx_ns, avg: 0.0, count: 0, idle_since: SimTime::ZERO }
     }
 
     pub fn params(&self) -> &RedParams {
@@ -229,10 +229,10 @@ impl RedCore {
 
     /// Fold an arrival's view into the average: `qlen` packets waiting, and whether the line
     /// is idle (nothing waiting, nothing in service).
-    pub fn update_avg(&mut self, now: u64, qlen: usize, idle: bool) {
+    pub fn update_avg(&mut self, now: SimTime, qlen: usize, idle: bool) {
         let w = self.p.w_q;
         if idle {
-            let m = now.saturating_sub(self.idle_since) as f64 / self.typical_tx_ns;
+            let m = now.saturating_since(self.idle_since).ns() as f64 / self.typical_tx_ns;
             self.avg *= (1.0 - w).powf(m);
             // The decay up to now is applied; should the arrival be dropped, the line stays
             // idle and the next arrival decays from here.
@@ -253,7 +253,7 @@ impl RedCore {
     }
 
     /// The line went idle (the transmitter found nothing to send).
-    pub fn went_idle(&mut self, now: u64) {
+    pub fn went_idle(&mut self, now: SimTime) {
         self.idle_since = now;
     }
 
@@ -363,7 +363,7 @@ impl Red {
 impl QueueDisc for Red {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         let idle = self.fifo.is_empty() && cx.in_service.is_none();
-        self.core.update_avg(cx.now.ns(), self.fifo.len(), idle);
+        self.core.update_avg(cx.now, self.fifo.len(), idle);
         let mut verdict = Verdict::Enqueued;
         match self.core.decide(cx.rng) {
             RedAction::Admit => {}
@@ -395,7 +395,7 @@ impl QueueDisc for Red {
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
         let next = self.fifo.pop(cx.pkts);
         if next.is_none() {
-            self.core.went_idle(cx.now.ns());
+            self.core.went_idle(cx.now);
         }
         next
     }
@@ -504,9 +504,9 @@ mod tests {
     #[test]
     fn average_follows_the_ewma() {
         let mut core = RedCore::new(&PARAMS, &link(1));
-        core.update_avg(0, 10, false);
+        core.update_avg(SimTime::ZERO, 10, false);
         assert!((core.avg() - 0.02).abs() < 1e-12);
-        core.update_avg(0, 10, false);
+        core.update_avg(SimTime::ZERO, 10, false);
         assert!((core.avg() - (0.998 * 0.02 + 0.02)).abs() < 1e-12);
     }
 
@@ -515,13 +515,13 @@ mod tests {
         // harness link: 1 Mbps, 1000-byte packets -> 8 ms typical transmission time.
         let mut core = RedCore::new(&PARAMS, &link(1));
         core.pin_avg(10.0);
-        core.went_idle(1_000_000_000);
-        core.update_avg(1_000_000_000 + 100 * 8_000_000, 0, true);
+        core.went_idle(SimTime(1_000_000_000));
+        core.update_avg(SimTime(1_000_000_000 + 100 * 8_000_000), 0, true);
         let expected = 10.0 * 0.998f64.powi(100);
         assert!((core.avg() - expected).abs() < 1e-9, "{} vs {expected}", core.avg());
         // A busy line with an empty queue is a sample of 0, not idle time.
         core.pin_avg(10.0);
-        core.update_avg(5_000_000_000, 0, false);
+        core.update_avg(SimTime(5_000_000_000), 0, false);
         assert!((core.avg() - 9.98).abs() < 1e-12);
     }
 
