@@ -42,6 +42,7 @@ use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDi
 use crate::conf::{choice_enum, Fields, Limit, Prob, Result};
 use crate::packet::PacketId;
 use crate::rng::SimRng;
+use crate::units::SimTime;
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "sred",
@@ -104,8 +105,8 @@ impl ZombieParams {
 pub struct Zombie {
     pub flow: u32,
     pub count: u64,
-    /// When the zombie was written or last hit, ns.
-    pub stamp: u64,
+    /// When the zombie was written or last hit.
+    pub stamp: SimTime,
 }
 
 /// The zombie list with the hit frequency P(t) and the count sums ZL-RED reads.
@@ -164,7 +165,7 @@ impl ZombieList {
         self.total += n;
     }
 
-    fn overwrite(&mut self, i: usize, flow: u32, now: u64) {
+    fn overwrite(&mut self, i: usize, flow: u32, now: SimTime) {
         let old = self.list[i];
         if old.count > 0 {
             // A zombie with a count has been through add_count, so its flow has a slot.
@@ -179,7 +180,7 @@ impl ZombieList {
     }
 
     /// One arrival of `flow` at `now`: updates the list and P(t); returns Hit(t).
-    pub fn observe(&mut self, flow: u32, now: u64, rng: &mut SimRng) -> bool {
+    pub fn observe(&mut self, flow: u32, now: SimTime, rng: &mut SimRng) -> bool {
         let full = self.list.len() == self.p.zombies as usize;
         if !full && (self.p.fill == FillRule::Insert || self.list.is_empty()) {
             self.list.push(Zombie { flow, count: 0, stamp: now });
@@ -300,7 +301,7 @@ impl Sred {
 
 impl QueueDisc for Sred {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        let hit = self.zl.observe(cx.pkts[pkt].flow, cx.now.ns(), cx.rng);
+        let hit = self.zl.observe(cx.pkts[pkt].flow, cx.now, cx.rng);
         let p1 = sred_p1(self.fifo.len() as f64, self.buffer, self.p_max);
         let p = sred_p3(p1, self.zl.hit_rate(), hit).min(1.0);
         if cx.rng.chance(p) {
@@ -383,7 +384,7 @@ mod tests {
         let mut zl = ZombieList::new(&ZP, 4);
         let mut rng = SimRng::from_seed(1);
         for f in [1, 1, 2, 3] {
-            assert!(!zl.observe(f, 5, &mut rng));
+            assert!(!zl.observe(f, SimTime(5), &mut rng));
         }
         assert_eq!(zl.hit_rate(), 0.0);
         assert_eq!(zl.zombies().iter().map(|z| z.flow).collect::<Vec<_>>(), vec![1, 1, 2, 3]);
@@ -394,14 +395,14 @@ mod tests {
     fn a_hit_counts_and_raises_the_hit_frequency() {
         let mut zl = ZombieList::new(&ZombieParams { zombies: 2, ..ZP }, 4);
         let mut rng = SimRng::from_seed(1);
-        zl.observe(3, 0, &mut rng);
-        zl.observe(3, 0, &mut rng);
-        assert!(zl.observe(3, 10, &mut rng), "every zombie is flow 3");
+        zl.observe(3, SimTime(0), &mut rng);
+        zl.observe(3, SimTime(0), &mut rng);
+        assert!(zl.observe(3, SimTime(10), &mut rng), "every zombie is flow 3");
         assert_eq!(zl.hit_rate(), 0.25);
-        assert!(zl.observe(3, 20, &mut rng));
+        assert!(zl.observe(3, SimTime(20), &mut rng));
         assert_eq!(zl.hit_rate(), 0.25 * 0.75 + 0.25);
         assert_eq!((zl.total_count(), zl.flow_count(3), zl.flow_count(1)), (2, 2, 0));
-        assert!(zl.zombies().iter().any(|z| z.stamp == 20));
+        assert!(zl.zombies().iter().any(|z| z.stamp == SimTime(20)));
     }
 
     #[test]
@@ -409,21 +410,21 @@ mod tests {
         // p_swap = 1: every miss overwrites, and the counts it held leave T and F.
         let mut zl = ZombieList::new(&ZombieParams { zombies: 1, p_swap: 1.0, ..ZP }, 4);
         let mut rng = SimRng::from_seed(1);
-        zl.observe(1, 0, &mut rng);
-        zl.observe(1, 0, &mut rng);
-        zl.observe(1, 0, &mut rng);
+        zl.observe(1, SimTime(0), &mut rng);
+        zl.observe(1, SimTime(0), &mut rng);
+        zl.observe(1, SimTime(0), &mut rng);
         assert_eq!((zl.total_count(), zl.flow_count(1)), (2, 2));
-        assert!(!zl.observe(2, 7, &mut rng));
-        assert_eq!(zl.zombies(), &[Zombie { flow: 2, count: 0, stamp: 7 }]);
+        assert!(!zl.observe(2, SimTime(7), &mut rng));
+        assert_eq!(zl.zombies(), &[Zombie { flow: 2, count: 0, stamp: SimTime(7) }]);
         assert_eq!((zl.total_count(), zl.flow_count(1)), (0, 0));
         // p_swap = 0.25: about a quarter of misses overwrite.
         let mut swaps = 0;
         let mut zl = ZombieList::new(&ZombieParams { zombies: 1, ..ZP }, 4);
-        zl.observe(0, 0, &mut rng);
+        zl.observe(0, SimTime(0), &mut rng);
         for k in 0..20_000u32 {
             let before = zl.zombies()[0].flow;
             let flow = if before == 0 { 1 } else { 0 };
-            zl.observe(flow, k as u64, &mut rng);
+            zl.observe(flow, SimTime(k as u64), &mut rng);
             swaps += (zl.zombies()[0].flow != before) as u32;
         }
         assert!((swaps as f64 / 20_000.0 - 0.25).abs() < 0.015, "{swaps}");
@@ -433,10 +434,10 @@ mod tests {
     fn compare_fill_counts_hits_from_the_first_arrivals() {
         let mut zl = ZombieList::new(&ZombieParams { fill: FillRule::Compare, ..ZP }, 4);
         let mut rng = SimRng::from_seed(1);
-        assert!(!zl.observe(1, 0, &mut rng));
-        assert!(zl.observe(1, 0, &mut rng));
+        assert!(!zl.observe(1, SimTime(0), &mut rng));
+        assert!(zl.observe(1, SimTime(0), &mut rng));
         assert_eq!(zl.zombies().len(), 1, "a hit does not fill");
-        assert!(!zl.observe(2, 0, &mut rng));
+        assert!(!zl.observe(2, SimTime(0), &mut rng));
         assert_eq!(zl.zombies().len(), 2, "a miss fills a free entry");
         assert!(zl.hit_rate() > 0.0);
     }
@@ -465,7 +466,7 @@ mod tests {
             let (mut sum, mut k) = (0.0, 0);
             for t in 0..400_000u64 {
                 let flow = rng.below(n as usize) as u32;
-                zl.observe(flow, t, &mut rng);
+                zl.observe(flow, SimTime(t), &mut rng);
                 if t >= 100_000 {
                     sum += zl.hit_rate();
                     k += 1;

@@ -226,7 +226,7 @@ impl ZlRed {
 impl QueueDisc for ZlRed {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
         let flow = cx.pkts[pkt].flow;
-        let hit = self.zl.observe(flow, cx.now.ns(), cx.rng);
+        let hit = self.zl.observe(flow, cx.now, cx.rng);
         let hit_rate = self.zl.hit_rate();
         let p1 = staircase(self.fifo.len() as f64, self.p.th_min, self.buffer / 3.0, self.p.p_max);
         let p3 = sred_p3(p1, hit_rate, hit);
