@@ -42,6 +42,12 @@ impl SimTime {
     pub const fn saturating_since(self, earlier: SimTime) -> SimDuration {
         SimDuration(self.0.saturating_sub(earlier.0))
     }
+
+    /// `d` after `self`, or the last representable time.
+    #[inline]
+    pub const fn saturating_add(self, d: SimDuration) -> SimTime {
+        SimTime(self.0.saturating_add(d.0))
+    }
 }
 
 impl SimDuration {
@@ -73,6 +79,15 @@ impl AddAssign for SimDuration {
     #[inline]
     fn add_assign(&mut self, d: SimDuration) {
         self.0 += d.0;
+    }
+}
+
+impl Sub<SimDuration> for SimTime {
+    type Output = SimTime;
+    /// `d` before `self` (`d` must not reach before time 0).
+    #[inline]
+    fn sub(self, d: SimDuration) -> SimTime {
+        SimTime(self.0 - d.0)
     }
 }
 

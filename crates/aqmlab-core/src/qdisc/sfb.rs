@@ -58,7 +58,7 @@ use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDi
 use crate::conf::{Duration, Fields, Limit, Prob, Result};
 use crate::packet::{flags, PacketId};
 use crate::rng::SimRng;
-use crate::units::NS_PER_S;
+use crate::units::{SimDuration, SimTime, NS_PER_S};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "sfb",
@@ -188,8 +188,8 @@ pub fn sfb_action(p_min: f64, qlen_min: u32, max: u32, u: f64) -> SfbAction {
 /// A token bucket of `burst` tokens refilled at `rate` per second: tokens at `now`, given
 /// `tokens` at `then`.
 #[inline]
-pub fn refill(tokens: f64, then: u64, now: u64, rate: f64, burst: u32) -> f64 {
-    (tokens + now.saturating_sub(then) as f64 / NS_PER_S as f64 * rate).min(burst as f64)
+pub fn refill(tokens: f64, then: SimTime, now: SimTime, rate: f64, burst: u32) -> f64 {
+    (tokens + now.saturating_since(then).ns() as f64 / NS_PER_S as f64 * rate).min(burst as f64)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -236,9 +236,9 @@ pub struct Sfb {
     current: usize,
     double_buffering: bool,
     /// When the current hash started (None before the first arrival).
-    rehash_time: Option<u64>,
+    rehash_time: Option<SimTime>,
     tokens: f64,
-    token_time: u64,
+    token_time: SimTime,
     queue: VecDeque<Queued>,
     bytes: u64,
     swaps: u64,
@@ -253,7 +253,7 @@ impl Sfb {
             double_buffering: false,
             rehash_time: None,
             tokens: p.penalty_burst as f64,
-            token_time: 0,
+            token_time: SimTime::ZERO,
             queue: VecDeque::new(),
             bytes: 0,
             swaps: 0,
@@ -284,15 +284,15 @@ impl Sfb {
     }
 
     /// Start the hash clock, switch double buffering on, or swap the sets, as time says.
-    fn clock(&mut self, now: u64, rng: &mut SimRng) {
+    fn clock(&mut self, now: SimTime, rng: &mut SimRng) {
         let Some(start) = self.rehash_time else {
             self.sets[0].seed = draw_seed(rng);
             self.sets[1].seed = draw_seed(rng);
             self.rehash_time = Some(now);
             return;
         };
-        let (rehash, db) = (self.p.rehash.0, self.p.db.0);
-        if rehash == 0 {
+        let (rehash, db) = (SimDuration(self.p.rehash.0), SimDuration(self.p.db.0));
+        if rehash == SimDuration::ZERO {
             return;
         }
         let due = start.saturating_add(rehash);
@@ -308,7 +308,7 @@ impl Sfb {
             self.double_buffering = false;
             self.rehash_time = Some(now);
             self.swaps += 1;
-        } else if !self.double_buffering && db > 0 && now >= due - db {
+        } else if !self.double_buffering && db > SimDuration::ZERO && now >= due - db {
             self.double_buffering = true;
         }
     }
@@ -338,7 +338,7 @@ impl QueueDisc for Sfb {
         if self.p.limit.overflows(self.queue.len(), self.bytes, size) {
             return Verdict::Dropped(DropReason::Overflow);
         }
-        self.clock(cx.now.ns(), cx.rng);
+        self.clock(cx.now, cx.rng);
         let (p_min, q_min) = self.update_bins(self.current, flow);
         let standby = self.current ^ 1;
         if self.double_buffering {
@@ -350,8 +350,8 @@ impl QueueDisc for Sfb {
             SfbAction::Admit => {}
             SfbAction::BinFull => return Verdict::Dropped(DropReason::FlowLimit),
             SfbAction::RateLimit => {
-                self.tokens = refill(self.tokens, self.token_time, cx.now.ns(), self.p.penalty_rate, self.p.penalty_burst);
-                self.token_time = cx.now.ns();
+                self.tokens = refill(self.tokens, self.token_time, cx.now, self.p.penalty_rate, self.p.penalty_burst);
+                self.token_time = cx.now;
                 if self.tokens < 1.0 {
                     return Verdict::Dropped(DropReason::RateLimit);
                 }
@@ -458,8 +458,8 @@ mod tests {
         assert_eq!(sfb_action(0.8, 3, 25, 0.59), SfbAction::Drop);
         assert_eq!(sfb_action(0.8, 3, 25, 0.61), SfbAction::MarkOrDrop);
         // 2 tokens left, 0.25 s at 10 pps adds 2.5, capped at the burst of 4.
-        assert_eq!(refill(2.0, 0, 250 * MS, 10.0, 20), 4.5);
-        assert_eq!(refill(2.0, 0, 250 * MS, 10.0, 4), 4.0);
+        assert_eq!(refill(2.0, SimTime::ZERO, SimTime(250 * MS), 10.0, 20), 4.5);
+        assert_eq!(refill(2.0, SimTime::ZERO, SimTime(250 * MS), 10.0, 4), 4.0);
     }
 
     /// Every 10 ms, flow 1 offers `arrivals` packets and `departures` leave.
