@@ -17,6 +17,11 @@ overridden to each count and reports the event loop's time (`loop_wall_s` of the
 reading the scenario, building the network or assembling the results, which at 10000 flows adds
 a fifth) per simulated packet, and its ratio to the smallest count's: the target is at most 1.5
 at 10000 flows against 100.
+
+The scale run (--scale, 100000 flows) times the same scenario as a user meets it: the whole
+`aqmlab run` process, reading the scenario and printing the results' tables included, against
+the event loop's time that its report gives (target: at most twice the loop), and the process's
+peak memory (target: under 600 MB).
 """
 
 from __future__ import annotations
@@ -119,6 +124,36 @@ def process_seconds(cmd: list[str], repeat: int) -> float:
     return best
 
 
+def whole_at_scale(n: int, repeat: int) -> dict:
+    """S4 with `n` flows as a user runs it: the whole `aqmlab run` process (reading the scenario,
+    building, the event loop, the results and their tables printed), against the event loop
+    alone (the time its report gives), and the process's peak memory. Best of `repeat` by the
+    whole process's time."""
+    import re
+    import resource
+
+    path = str(HERE / "scenarios" / "scale.toml")
+    cmd = [str(Path(sys.executable).parent / "aqmlab"), "run", path]
+    cmd += ["--set", f"link.s{{i}}->r1.count={n}", "--set", f"flow.tcp{{i}}.count={n}"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    best = None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        child = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE.parent, env=env, check=False)
+        whole = time.perf_counter() - t0
+        if child.returncode != 0:
+            raise SystemExit(f"bench: aqmlab run with {n} flows failed:\n{child.stderr.strip()}")
+        found = re.search(r"events in ([0-9.]+) s", child.stdout)
+        if not found:
+            raise SystemExit(f"bench: no event-loop time in the report of aqmlab run:\n{child.stdout[:500]}")
+        if best is None or whole < best[0]:
+            best = (whole, float(found.group(1)))
+    # ru_maxrss of the children: the largest so far, which is this run's (kB on Linux).
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    whole, loop = best
+    return {"flows": n, "whole_s": whole, "loop_s": loop, "ratio": whole / loop, "peak_mb": peak_mb}
+
+
 def startup(repeat: int) -> list[dict]:
     """What a user waits on beyond the event loop: the interpreter and `import aqmlab`, and a
     whole `aqmlab run --json` process on S1 (whose simulation takes about 10 ms)."""
@@ -151,6 +186,11 @@ def main(argv: list[str] | None = None) -> int:
         help="S4 flow counts, comma-separated, or 'none' to skip the sweep (default: %(default)s)",
     )
     parser.add_argument(
+        "--scale",
+        default="100000",
+        help="flows of the whole-process S4 run (aqmlab run against its event loop), or 'none' (default: %(default)s)",
+    )
+    parser.add_argument(
         "--no-record", action="store_true", help="compare with benches/record.json but do not add this run to it"
     )
     parser.add_argument("--s4-child", type=int, help=argparse.SUPPRESS)
@@ -171,6 +211,9 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.scale != "none" and not (args.scale.isdigit() and int(args.scale) > 0):
+        print(f"bench: error: --scale must be a positive integer or 'none' (got {args.scale!r})", file=sys.stderr)
+        return 2
     available = {p.stem: p for p in sorted((HERE / "scenarios").glob("*.toml"))}
     names = args.names or list(available)
     unknown = [n for n in names if n not in available]
@@ -181,9 +224,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = [bench(available[n], args.repeat) for n in names]
     sweep = flows_sweep(counts, max(args.repeat, 5)) if counts else []
+    scale = whole_at_scale(int(args.scale), max(args.repeat, 3)) if args.scale != "none" else None
     starts = startup(max(args.repeat, 5))
     if args.json:
-        print(json.dumps({"scenarios": rows, "flows_sweep": sweep, "startup": starts}, indent=2))
+        print(json.dumps({"scenarios": rows, "flows_sweep": sweep, "scale": scale, "startup": starts}, indent=2))
         return 0
     print(f"machine: {machine()}")
     print(f"{'scenario':<28}{'sim s':>8}{'events':>12}{'packets':>11}{'wall s':>9}{'Mevents/s':>11}{'Mpkts/s':>9}")
@@ -197,6 +241,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'flows':>8}{'packets':>11}{'ns/packet':>11}{'vs ' + str(sweep[0]['flows']):>9}")
         for r in sweep:
             print(f"{r['flows']:>8}{r['packets']:>11,}{r['ns_per_packet']:>11.1f}{r['ratio']:>8.2f}x")
+    if scale:
+        print(f"\nS4 at {scale['flows']:,} flows as a whole process (aqmlab run, best of {max(args.repeat, 3)})")
+        print(
+            f"  whole {scale['whole_s']:.2f} s, its event loop {scale['loop_s']:.2f} s: {scale['ratio']:.2f}x "
+            f"(target at most 2x: {'met' if scale['ratio'] <= 2 else 'NOT met'}); peak memory {scale['peak_mb']:.0f} MB "
+            f"(target under 600 MB: {'met' if scale['peak_mb'] < 600 else 'NOT met'})"
+        )
     print(f"\nStart-up (whole processes, best of {max(args.repeat, 5)})")
     for r in starts:
         target = (
@@ -205,12 +256,12 @@ def main(argv: list[str] | None = None) -> int:
             else ""
         )
         print(f"  {r['what']:<42}{r['s']:>7.3f} s{target}")
-    figures, targets = record_figures(rows, sweep, starts)
+    figures, targets = record_figures(rows, sweep, scale, starts)
     compare_and_record(machine(), figures, targets, write=not args.no_record and not args.names)
     return 0
 
 
-def record_figures(rows: list[dict], sweep: list[dict], starts: list[dict]) -> tuple[dict, dict]:
+def record_figures(rows: list[dict], sweep: list[dict], scale: dict | None, starts: list[dict]) -> tuple[dict, dict]:
     """The figures kept in the speed record (each a cost: lower is better), and their targets."""
     figures: dict[str, float] = {}
     targets: dict[str, float] = {}
@@ -224,6 +275,13 @@ def record_figures(rows: list[dict], sweep: list[dict], starts: list[dict]) -> t
         largest = sweep[-1]
         figures[f"S4 {largest['flows']} flows: ns per transmission / {sweep[0]['flows']}"] = largest["ratio"]
         targets[f"S4 {largest['flows']} flows: ns per transmission / {sweep[0]['flows']}"] = 3.0
+    if scale:
+        name = f"S4 {scale['flows']} flows, aqmlab run"
+        figures[f"{name}: whole s"] = scale["whole_s"]
+        figures[f"{name}: whole / event loop"] = scale["ratio"]
+        targets[f"{name}: whole / event loop"] = 2.0
+        figures[f"{name}: peak MB"] = scale["peak_mb"]
+        targets[f"{name}: peak MB"] = 600.0
     for r in starts:
         figures[f"start-up: {r['what']}"] = r["s"]
         if r["target_s"]:

@@ -205,3 +205,28 @@ def test_drop_and_mark_series_add_up_to_the_runs_counts():
         series = results.series[f"flow:{name}"]
         assert series["drops"].sum() == flow["total_dropped_pkts"], name
         assert (series["drops"] >= 0).all()
+
+
+def test_columns_build_only_the_rows_and_fields_asked_for():
+    """A part of a table (some rows, in the order asked, and some fields, a map field with all
+    its columns) is that part of the whole table, from the core and from the JSON alike."""
+    import aqmlab
+
+    run = aqmlab.run(REPO_ROOT / "scenarios/examples/dumbbell.toml", overrides={"simulation.duration": "30s"})
+    from_json = Results(json.loads(run.to_json()))
+    for source in (run, from_json):
+        whole = source.columns("flows")
+        assert source.row_count("flows") == len(whole["name"]) > 3
+        part = source.columns("flows", rows=[3, 0], fields=["name", "sent_pkts", "drops_by_reason"])
+        assert {"name", "sent_pkts"} <= set(part)
+        assert all(c in ("name", "sent_pkts") or c.startswith("drops_by_reason.") for c in part)
+        for column, values in part.items():
+            assert list(values) == [whole[column][3], whole[column][0]], column
+        link_flows = source.columns("link_flows")
+        last = source.row_count("link_flows") - 1
+        row = source.columns("link_flows", rows=[last])
+        assert {c: list(v) for c, v in row.items()} == {c: [link_flows[c][last]] for c in row}
+        with pytest.raises(ValueError, match="rows: 99999 is not a row of flows"):
+            source.columns("flows", rows=[99999])
+        with pytest.raises(ValueError, match="rows: expected row indices"):
+            source.columns("flows", rows=[-1])

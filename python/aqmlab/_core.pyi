@@ -70,11 +70,16 @@ class RunResults:
     def series(self) -> list[tuple[str, str, list[tuple[str, bytes]]]]:
         """The time series as columns: (kind "links", "flows" or "rtt", probe name, [(column,
         little-endian float64 bytes)]), in the order of the document's "series" key."""
-    def table(self, name: str) -> list[tuple[str, str, bytes | tuple[bytes, bytes, bytes]]]:
-        """A table ("flows", "links" or "link_flows") as columns (name, kind, values): kind "i8" or
-        "f8" with little-endian int64 or float64 bytes, "?" with bytes of 0 and 1, "str" with
-        (the values' UTF-8 one after another, each value's end as int64 bytes, bytes of 0 for a
-        missing value and 1 for a present one)."""
+    def rows(self, name: str) -> int:
+        """The number of rows of a table ("flows", "links", "link_flows" or "connections")."""
+    def table(
+        self, name: str, rows: list[int] | None = None, fields: list[str] | None = None
+    ) -> list[tuple[str, str, bytes | tuple[bytes, bytes, bytes]]]:
+        """A table ("flows", "links", "link_flows" or "connections"; only the given rows and
+        fields when given) as columns (name, kind, values): kind "i8" or "f8" with little-endian
+        int64 or float64 bytes, "?" with bytes of 0 and 1, "str" with (the values' UTF-8 one after
+        another, each value's end as int64 bytes, bytes of 0 for a missing value and 1 for a
+        present one). Raises ValueError for an unknown table or a row beyond it."""
 
 def parse_scenario(text: str, path: str, overrides: list[tuple[str, str]] = ...) -> Scenario:
     """Parse and validate TOML text; overrides are --set KEY=VALUE pairs applied before validation.

@@ -34,25 +34,27 @@ def format_results(
         f"{run['scenario']} (seed {run['seed']}): {run['sim_time_s']:g} s simulated, measured from "
         f"{run['measure_from_s']:g} s; {run['events']:,} events in {loop_s:.3g} s ({human_count(rate)} events/s)"
     )
-    flow_columns = results.columns("flows")
-    names = flow_columns["name"]
+    n_flows = results.row_count("flows")
     if flows is None:
-        shown_flows = list(range(min(len(names), MAX_ROWS)))
+        shown_flows = list(range(min(n_flows, MAX_ROWS)))
         flows_heading = (
-            "Flows" if len(names) <= MAX_ROWS else f"Flows (the first {MAX_ROWS} of {len(names):,}; --flows NAME picks)"
+            "Flows" if n_flows <= MAX_ROWS else f"Flows (the first {MAX_ROWS} of {n_flows:,}; --flows NAME picks)"
         )
     else:
+        names = results.columns("flows", fields=["name"])["name"]
         shown_flows = [i for i, name in enumerate(names) if _picked(name, flows)]
-        flows_heading = f"Flows ({len(shown_flows)} of {len(names)}: {', '.join(flows)})"
-    link_columns = results.columns("links")
-    link_names = link_columns["name"]
+        flows_heading = f"Flows ({len(shown_flows)} of {n_flows}: {', '.join(flows)})"
+    # Only the rows shown are built: 50 of 100,000 flows cost 50 rows, not the whole table.
+    flow_columns = results.columns("flows", rows=shown_flows)
+    n_links = results.row_count("links")
     if links is None:
         # Reverse directions of duplex links usually carry nothing; listing them hides the busy ones.
-        busy = [i for i, arrivals in enumerate(link_columns["arrivals"]) if arrivals]
-        idle = len(link_names) - len(busy)
+        load = results.columns("links", fields=["arrivals", "utilization"])
+        busy = [i for i, arrivals in enumerate(load["arrivals"]) if arrivals]
+        idle = n_links - len(busy)
         if len(busy) > MAX_ROWS:
             # The busiest ones (the bottlenecks), in scenario order.
-            utilization = link_columns["utilization"]
+            utilization = load["utilization"]
             shown_links = sorted(sorted(busy, key=lambda i: -utilization[i])[:MAX_ROWS])
             links_heading = (
                 f"Links (the {MAX_ROWS} busiest of {len(busy):,} busy directions, {idle:,} idle; --links NAME picks)"
@@ -61,13 +63,16 @@ def format_results(
             shown_links = busy
             links_heading = f"Links ({idle} idle directions not shown; --links NAME picks)" if idle else "Links"
     else:
-        ends = [f"{a}->{b}" for a, b in zip(link_columns["from"], link_columns["to"])]
-        shown_links = [i for i in range(len(link_names)) if _picked(link_names[i], links) or _picked(ends[i], links)]
-        links_heading = f"Links ({len(shown_links)} of {len(link_names)} directions: {', '.join(links)})"
+        ends = results.columns("links", fields=["name", "from", "to"])
+        link_names = ends["name"]
+        paths = [f"{a}->{b}" for a, b in zip(ends["from"], ends["to"])]
+        shown_links = [i for i in range(n_links) if _picked(link_names[i], links) or _picked(paths[i], links)]
+        links_heading = f"Links ({len(shown_links)} of {n_links} directions: {', '.join(links)})"
+    link_columns = results.columns("links", rows=shown_links)
     sections = [
         header,
-        f"{flows_heading}\n" + _to_text(_flow_table(flow_columns, shown_flows, fair_shares)),
-        f"{links_heading}\n" + _to_text(_link_table(link_columns, shown_links)),
+        f"{flows_heading}\n" + _to_text(_flow_table(flow_columns, range(len(shown_flows)), fair_shares)),
+        f"{links_heading}\n" + _to_text(_link_table(link_columns, range(len(shown_links)))),
     ]
     for workload in results.workloads:
         sections.append(_workload_text(workload))
@@ -110,7 +115,7 @@ if TYPE_CHECKING:
 
 
 def _flow_table(
-    columns: Columns, rows: list[int], fair_shares: Mapping[str, float] | None = None
+    columns: Columns, rows: Sequence[int], fair_shares: Mapping[str, float] | None = None
 ) -> dict[str, list[object]]:
     def column(name: str) -> list[Any]:
         values = columns[name]
@@ -141,7 +146,7 @@ def _flow_table(
     return dict(items[:at] + [("fair_share_mbps", shares)] + items[at:])
 
 
-def _link_table(columns: Columns, rows: list[int]) -> dict[str, list[object]]:
+def _link_table(columns: Columns, rows: Sequence[int]) -> dict[str, list[object]]:
     def column(name: str) -> list[Any]:
         values = columns[name]
         return [values[i] for i in rows]
@@ -178,10 +183,14 @@ def _to_text(table: Mapping[str, Sequence[object]]) -> str:
     return "\n".join("  ".join(cell.rjust(width) for cell, width in zip(row, widths)) for row in zip(*columns))
 
 
-def _reasons(columns: Columns, field: str, rows: list[int]) -> list[str]:
+def _reasons(columns: Columns, field: str, rows: Sequence[int]) -> list[str]:
     """The ``field.REASON`` count columns as text per row: 'overflow 3, match 5'; '-' when nothing."""
     prefix = f"{field}."
-    counts = [(name.removeprefix(prefix), values) for name, values in columns.items() if name.startswith(prefix)]
+    # In name order, as the results document lists them (whichever rows the columns came from).
+    counts = sorted(
+        ((name.removeprefix(prefix), values) for name, values in columns.items() if name.startswith(prefix)),
+        key=lambda reason_values: reason_values[0],
+    )
     return [", ".join(f"{reason} {values[i]}" for reason, values in counts if values[i]) or "-" for i in rows]
 
 

@@ -148,14 +148,39 @@ class Results:
         """``{"jain": overall Jain index, "groups": {group: Jain index within the group}}``."""
         return self._summary["fairness"]
 
-    def columns(self, table: str) -> dict[str, Sequence[Any]]:
+    def columns(
+        self, table: str, rows: Sequence[int] | None = None, fields: Sequence[str] | None = None
+    ) -> dict[str, Sequence[Any]]:
         """A table as plain columns, ``{name: values}``, without pandas: ``table`` is ``"flows"``,
-        ``"links"`` or ``"link_flows"``, with the columns of the DataFrame of that name."""
+        ``"links"``, ``"link_flows"`` or ``"connections"``, with the columns of the DataFrame of
+        that name. ``rows`` (indices, in the order wanted) and ``fields`` (names; a map field such
+        as ``drops_by_reason`` brings all its columns) build only part of it: the 50 rows a report
+        shows of 100,000 flows, or the two columns that find the busiest links."""
+        if table not in TABLES:
+            raise ValueError(f"table: expected one of {', '.join(TABLES)}, got {table!r}")
+        rows = None if rows is None else list(rows)
+        fields = None if fields is None else list(fields)
+        if rows is not None and any(not isinstance(r, int) or isinstance(r, bool) or r < 0 for r in rows):
+            raise ValueError("rows: expected row indices (integers from 0)")
+        if self._core is not None:
+            return {name: _decode(kind, values) for name, kind, values in self._core.table(table, rows, fields)}
+        records = _records(self.raw, table)
+        if rows is not None:
+            if any(r >= len(records) for r in rows):
+                bad = next(r for r in rows if r >= len(records))
+                raise ValueError(f"rows: {bad} is not a row of {table} (it has {len(records)})")
+            records = [records[r] for r in rows]
+        if fields is not None:
+            records = [{key: value for key, value in record.items() if key in fields} for record in records]
+        return _columns_of(records)
+
+    def row_count(self, table: str) -> int:
+        """How many rows the table named ``table`` has (see ``columns``)."""
         if table not in TABLES:
             raise ValueError(f"table: expected one of {', '.join(TABLES)}, got {table!r}")
         if self._core is not None:
-            return {name: _decode(kind, values) for name, kind, values in self._core.table(table)}
-        return _columns_of(_records(self.raw, table))
+            return self._core.rows(table)
+        return len(_records(self.raw, table))
 
     @cached_property
     def flows(self) -> pd.DataFrame:

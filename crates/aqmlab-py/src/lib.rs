@@ -34,6 +34,7 @@ use std::sync::{Arc, Once};
 use std::time::Instant;
 
 use aqmlab_core::columns::Column;
+use aqmlab_core::results::Selection;
 use aqmlab_core::{Results, Scenario, Simulation};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -305,26 +306,41 @@ impl PyRunResults {
         out
     }
 
-    /// A table as columns: "flows", "links" or "link_flows" (see aqmlab.Results).
-    fn table<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Vec<PyColumn<'py>>> {
+    /// The number of rows of a table: "flows", "links", "link_flows" or "connections".
+    fn rows(&self, name: &str) -> PyResult<usize> {
+        self.inner.rows(name).ok_or_else(|| unknown_table(name))
+    }
+
+    /// A table as columns: "flows", "links", "link_flows" or "connections" (see
+    /// aqmlab.Results), only the rows (indices) and fields given when given.
+    #[pyo3(signature = (name, rows=None, fields=None))]
+    fn table<'py>(
+        &self,
+        py: Python<'py>,
+        name: &str,
+        rows: Option<Vec<usize>>,
+        fields: Option<Vec<String>>,
+    ) -> PyResult<Vec<PyColumn<'py>>> {
         let results = &self.inner;
+        let n = results.rows(name).ok_or_else(|| unknown_table(name))?;
+        if let Some(bad) = rows.as_ref().and_then(|rows| rows.iter().find(|&&r| r >= n)) {
+            return Err(PyValueError::new_err(format!("rows: {bad} is not a row of {name} (it has {n})")));
+        }
+        let fields: Option<Vec<&str>> = fields.as_ref().map(|f| f.iter().map(String::as_str).collect());
+        let selection = Selection { rows: rows.as_deref(), fields: fields.as_deref() };
         let table = py
-            .detach(|| match name {
-                "flows" => Some(results.flow_table()),
-                "links" => Some(results.link_table()),
-                "link_flows" => Some(results.link_flow_table()),
-                "connections" => Some(results.connection_table()),
-                _ => None,
-            })
-            .ok_or_else(|| {
-                PyValueError::new_err(format!("table: expected flows, links, link_flows or connections, got {name:?}"))
-            })?
+            .detach(|| results.table(name, &selection))
+            .ok_or_else(|| unknown_table(name))?
             .map_err(|e| SimulationError::new_err(format!("cannot tabulate results: {e}")))?;
         let columns = table.columns().map(|(n, c)| column_to_py(py, n, c)).collect();
         drop(table);
         give_back_freed_memory();
         columns
     }
+}
+
+fn unknown_table(name: &str) -> PyErr {
+    PyValueError::new_err(format!("table: expected flows, links, link_flows or connections, got {name:?}"))
 }
 
 /// Run a scenario; returns its results.

@@ -81,11 +81,13 @@ pub struct Table {
     capacity: usize,
     /// Cells set in the row being pushed: when every column has one, none needs a gap.
     cells_in_row: usize,
+    /// The fields kept ([`Table::keeping`]); all when None.
+    keep: Option<Vec<String>>,
 }
 
 /// Why a row could not be taken: a field of a shape a column cannot hold.
 #[derive(Debug)]
-pub struct ColumnError(String);
+pub struct ColumnError(pub String);
 
 impl std::fmt::Display for ColumnError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -110,6 +112,16 @@ impl Table {
         Self { capacity: rows, ..Self::default() }
     }
 
+    /// Keep only the fields named in `fields` (all when None); a map field by its name.
+    pub fn keeping(mut self, fields: Option<&[&str]>) -> Self {
+        self.keep = fields.map(|f| f.iter().map(|s| s.to_string()).collect());
+        self
+    }
+
+    fn keeps(&self, field: &str) -> bool {
+        self.keep.as_ref().is_none_or(|keep| keep.iter().any(|k| k == field))
+    }
+
     pub fn rows(&self) -> usize {
         self.rows
     }
@@ -130,7 +142,9 @@ impl Table {
         self.next = 0;
         self.cells_in_row = 0;
         for (name, value) in extra {
-            self.set(name, Cell::Text(value))?;
+            if self.keeps(name) {
+                self.set(name, Cell::Text(value))?;
+            }
         }
         record.serialize(RowSerializer { table: self, skip })?;
         self.rows += 1;
@@ -272,7 +286,7 @@ impl ser::SerializeStruct for RowSerializer<'_> {
     type Error = ColumnError;
 
     fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<(), ColumnError> {
-        if self.skip.contains(&key) {
+        if self.skip.contains(&key) || !self.table.keeps(key) {
             return Ok(());
         }
         value.serialize(CellSerializer { table: self.table, name: key })

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::columns::{ColumnError, Table};
 use crate::qdisc::{DropReason, PerReason};
 use crate::stats::fct::{percentile, summarise, FctBucket};
 use crate::stats::gauges::GaugeAverage;
@@ -13,8 +12,10 @@ use crate::stats::FlowCounters;
 use crate::view::{hops_by_flow, SimView};
 
 mod series;
+mod tables;
 
 pub use series::{Columns, Series, SeriesRecorder};
+pub use tables::Selection;
 
 pub const FORMAT: &str = "aqmlab.results/1";
 
@@ -93,46 +94,6 @@ pub struct RunInfo {
     pub aqmlab_version: &'static str,
     /// What the run did that the scenario may not mean ([`Scenario::warnings`]), one line each.
     pub warnings: Vec<String>,
-}
-
-impl Results {
-    /// The flows, one row each, as columns (the JSON's `flows`; maps spread into `field.key`).
-    pub fn flow_table(&self) -> Result<Table, ColumnError> {
-        let mut t = Table::with_rows(self.flows.len());
-        for f in &self.flows {
-            t.push(&[], f, &[])?;
-        }
-        Ok(t)
-    }
-
-    /// The link directions, one row each (the JSON's `links` without their per-flow lists).
-    pub fn link_table(&self) -> Result<Table, ColumnError> {
-        let mut t = Table::with_rows(self.links.len());
-        for l in &self.links {
-            t.push(&[], l, &["flows"])?;
-        }
-        Ok(t)
-    }
-
-    /// One row per connection of a workload.
-    pub fn connection_table(&self) -> Result<Table, ColumnError> {
-        let mut t = Table::with_rows(self.connections.len());
-        for c in &self.connections {
-            t.push(&[], c, &[])?;
-        }
-        Ok(t)
-    }
-
-    /// One row per (link direction, flow crossing it), the link's name first.
-    pub fn link_flow_table(&self) -> Result<Table, ColumnError> {
-        let mut t = Table::with_rows(self.links.iter().map(|l| l.flows.len()).sum());
-        for l in &self.links {
-            for f in &l.flows {
-                t.push(&[("link", &l.name)], f, &[])?;
-            }
-        }
-        Ok(t)
-    }
 }
 
 #[derive(Clone, Debug, Serialize)]
