@@ -45,6 +45,7 @@ use super::fq::{ConvIndex, User};
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Fields, Limit, Result};
 use crate::packet::{flags, PacketId};
+use crate::units::SimTime;
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "decbit",
@@ -94,13 +95,13 @@ impl Params {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CycleAverage {
     /// Start and area of the last complete cycle.
-    prev: Option<(u64, u128)>,
+    prev: Option<(SimTime, u128)>,
     /// Whether a first busy period has begun.
     started: bool,
-    cur_start: u64,
-    /// Area of the current cycle up to `last`.
+    cur_start: SimTime,
+    /// Area of the current cycle up to `last`, packet-nanoseconds.
     cur_area: u128,
-    last: u64,
+    last: SimTime,
     /// Number in the system since `last`.
     n: u32,
     /// Cycles begun so far.
@@ -109,10 +110,10 @@ pub struct CycleAverage {
 
 impl CycleAverage {
     /// The number in the system becomes `n` at `now`.
-    pub fn set(&mut self, now: u64, n: u32) {
+    pub fn set(&mut self, now: SimTime, n: u32) {
         debug_assert!(now >= self.last);
         if self.started {
-            self.cur_area += self.n as u128 * now.saturating_sub(self.last) as u128;
+            self.cur_area += self.n as u128 * now.saturating_since(self.last).ns() as u128;
         }
         self.last = now;
         self.n = n;
@@ -120,7 +121,7 @@ impl CycleAverage {
 
     /// A busy period begins at `now` (an arrival to an empty system): the current cycle
     /// becomes the previous one.
-    pub fn regenerate(&mut self, now: u64) {
+    pub fn regenerate(&mut self, now: SimTime) {
         self.set(now, self.n);
         if self.started {
             self.prev = Some((self.cur_start, self.cur_area));
@@ -132,21 +133,21 @@ impl CycleAverage {
     }
 
     /// Start of the averaging window.
-    pub fn window_start(&self) -> u64 {
+    pub fn window_start(&self) -> SimTime {
         self.prev.map(|(s, _)| s).unwrap_or(self.cur_start)
     }
 
     /// The average over [window start, now]; 0 for an empty window.
-    pub fn average(&self, now: u64) -> f64 {
+    pub fn average(&self, now: SimTime) -> f64 {
         if !self.started {
             return 0.0;
         }
         let area = self.prev.map(|(_, a)| a).unwrap_or(0)
             + self.cur_area
-            + self.n as u128 * now.saturating_sub(self.last) as u128;
+            + self.n as u128 * now.saturating_since(self.last).ns() as u128;
         let start = self.window_start();
         if now > start {
-            area as f64 / (now - start) as f64
+            area as f64 / (now - start).ns() as f64
         } else {
             0.0
         }
@@ -245,7 +246,7 @@ impl DecBit {
     }
 
     /// The cycle average as it would be seen by an arrival at `now`.
-    pub fn average(&self, now: u64) -> f64 {
+    pub fn average(&self, now: SimTime) -> f64 {
         self.avg.average(now)
     }
 
@@ -258,7 +259,7 @@ impl DecBit {
     }
 
     /// Selective variant: is conversation `c` at or above its fair share of the window?
-    fn at_or_above_share(&mut self, c: usize, now: u64) -> bool {
+    fn at_or_above_share(&mut self, c: usize, now: SimTime) -> bool {
         let k = self.avg.cycles;
         let mine = self.sent[c].in_window(k);
         if mine == 0 {
@@ -266,7 +267,7 @@ impl DecBit {
         }
         self.scratch.clear();
         self.scratch.extend(self.sent.iter().map(|s| s.in_window(k)).filter(|&b| b > 0).map(|b| b as f64 * 8.0));
-        let window_s = now.saturating_sub(self.avg.window_start()) as f64 * 1e-9;
+        let window_s = now.saturating_since(self.avg.window_start()).ns() as f64 * 1e-9;
         let capacity = self.p.capacity_factor * self.rate_bps as f64 * window_s;
         mine as f64 * 8.0 >= water_level(&mut self.scratch, capacity)
     }
@@ -274,7 +275,7 @@ impl DecBit {
 
 impl QueueDisc for DecBit {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        let now = cx.now.ns();
+        let now = cx.now;
         self.busy = cx.in_service.is_some();
         let n_before = self.queue.len() as u32 + self.busy as u32;
         self.avg.set(now, n_before);
@@ -308,7 +309,7 @@ impl QueueDisc for DecBit {
         // Called when the line is free: a transmission just ended (if one was under way).
         let next = self.queue.pop_front();
         self.busy = next.is_some();
-        self.avg.set(cx.now.ns(), self.queue.len() as u32 + self.busy as u32);
+        self.avg.set(cx.now, self.queue.len() as u32 + self.busy as u32);
         let pkt = next?;
         let size = cx.pkts[pkt].size;
         self.bytes -= size as u64;
@@ -383,7 +384,7 @@ mod tests {
             l.run_until(t);
             let v = l.arrive(t, 1, size);
             // The arrival took no time: the average now is the one it saw.
-            seen.push((l.q.average(t), v));
+            seen.push((l.q.average(SimTime(t)), v));
         }
         let expect = [
             (0.0, Verdict::Enqueued),
