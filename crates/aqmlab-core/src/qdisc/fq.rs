@@ -86,6 +86,7 @@ use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDi
 use crate::conf::{choice_enum, Bytes, Fields, FromNode, Limit, Result, Val};
 use crate::packet::{Packet, PacketId};
 use crate::rng::SimRng;
+use crate::units::SimTime;
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "fq",
@@ -304,7 +305,7 @@ struct Slot {
     pkt: PacketId,
     size: u32,
     bid: u128,
-    arrived: u64,
+    arrived: SimTime,
     seq: u64,
 }
 
@@ -324,7 +325,7 @@ struct Conv {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Head {
     bid: u128,
-    arrived: u64,
+    arrived: SimTime,
     key: u64,
     seq: u64,
     conv: u32,
@@ -333,8 +334,8 @@ struct Head {
 /// The BR emulation: R(t) and the active set.
 #[derive(Debug)]
 struct Clock {
-    /// Time R was last advanced to, ns.
-    t: u64,
+    /// Time R was last advanced to.
+    t: SimTime,
     /// R, nanobits of round (floor of the exact value: R = round + rem / w_active).
     round: u128,
     rem: u128,
@@ -383,7 +384,7 @@ impl Fq {
             delta: p.delta.0 as u128 * 8 * NANO,
             convs: Vec::with_capacity(n),
             index: ConvIndex::with_capacity(n),
-            clock: Clock { t: 0, round: 0, rem: 0, w_active: 0, n_active: 0, finish: BinaryHeap::with_capacity(n) },
+            clock: Clock { t: SimTime::ZERO, round: 0, rem: 0, w_active: 0, n_active: 0, finish: BinaryHeap::with_capacity(n) },
             heads: BinaryHeap::with_capacity(n),
             len: 0,
             bytes: 0,
@@ -442,10 +443,10 @@ impl Fq {
 
     /// Advance R to `now`: spend the line's work on the active set, removing each
     /// conversation as R reaches its last finish number.
-    fn advance(&mut self, now: u64) {
+    fn advance(&mut self, now: SimTime) {
         let c = &mut self.clock;
         debug_assert!(now >= c.t, "time went backwards");
-        let dt = now.saturating_sub(c.t);
+        let dt = now.saturating_since(c.t).ns();
         c.t = c.t.max(now);
         if c.w_active == 0 {
             return; // nobody active: R stays where it is
@@ -484,7 +485,7 @@ impl Fq {
 
     /// The enqueue decision, also returning the arrival's conversation (for fq_bit).
     pub(crate) fn admit(&mut self, id: PacketId, cx: &mut QdiscCtx) -> (Verdict, usize) {
-        self.advance(cx.now.ns());
+        self.advance(cx.now);
         let pkt = cx.pkts[id];
         let key = self.p.user.key(&pkt);
         let (c, new) = self.index.get_or_insert(key);
@@ -549,10 +550,10 @@ impl Fq {
         }
 
         let conv = &mut self.convs[c];
-        let slot = Slot { pkt: id, size, bid: b, arrived: cx.now.ns(), seq: self.seq };
+        let slot = Slot { pkt: id, size, bid: b, arrived: cx.now, seq: self.seq };
         self.seq += 1;
         if conv.queue.is_empty() {
-            self.heads.push(Reverse(Head { bid: b, arrived: cx.now.ns(), key, seq: slot.seq, conv: c as u32 }));
+            self.heads.push(Reverse(Head { bid: b, arrived: cx.now, key, seq: slot.seq, conv: c as u32 }));
         }
         conv.queue.push_back(slot);
         conv.bytes += size as u64;
@@ -568,7 +569,7 @@ impl QueueDisc for Fq {
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
-        self.advance(cx.now.ns());
+        self.advance(cx.now);
         while let Some(Reverse(h)) = self.heads.pop() {
             let conv = &mut self.convs[h.conv as usize];
             match conv.queue.front() {
