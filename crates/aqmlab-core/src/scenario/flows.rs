@@ -1,6 +1,8 @@
 //! The `[[flow]]` section: the keys every flow has, its kind's own keys (through `app`), its
 //! endpoints (nodes, or node sets for a workload) and their paths.
 
+use std::collections::hash_map::Entry;
+
 use super::names::{name_problem, shown, shown_quoted, substitute};
 use super::overrides::glob_match;
 use super::routes::Routes;
@@ -152,27 +154,22 @@ impl Builder<'_> {
                     "'all' is reserved: in [trace], flows = \"all\" means every flow",
                 ));
             }
-            match self.flow_names.get(&fname.to_lowercase()) {
-                Some(other) if *other == fname => {
-                    return Err(self.src.error(
-                        &name_at,
-                        &field("name"),
-                        format!("{} names two flows", shown_quoted(&fname)),
-                    ))
+            match self.flow_names.entry(fname.to_lowercase()) {
+                Entry::Vacant(entry) => {
+                    entry.insert(flows.len() as u32);
                 }
-                Some(other) => {
-                    return Err(self.src.error(
-                        &name_at,
-                        &field("name"),
+                Entry::Occupied(entry) => {
+                    let other = flows[*entry.get() as usize].name.as_str();
+                    let message = if other == fname {
+                        format!("{} names two flows", shown_quoted(&fname))
+                    } else {
                         format!(
                             "{} and the flow {} differ only in case (names become store columns, which ignore case)",
                             shown_quoted(&fname),
                             shown_quoted(other)
-                        ),
-                    ))
-                }
-                None => {
-                    self.flow_names.insert(fname.to_lowercase(), fname.clone());
+                        )
+                    };
+                    return Err(self.src.error(&name_at, &field("name"), message));
                 }
             }
             let srcs: Vec<String> = src.iter().map(|s| substitute(s, i)).collect();

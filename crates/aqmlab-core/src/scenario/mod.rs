@@ -311,11 +311,11 @@ struct Builder<'a> {
     /// The node pairs a link joins, either way (a second link between them is refused; a scan of
     /// a hub's links for it made reading a star quadratic).
     joined: std::collections::HashSet<(u32, u32), NameHash>,
-    /// Names of the link directions and of the flows so far, keyed by their lowercase form:
-    /// duplicates are refused, and so are names that differ only in case, since names become
-    /// `--set` keys and so store columns, which ignore case.
-    link_names: HashMap<String, String, NameHash>,
-    flow_names: HashMap<String, String, NameHash>,
+    /// Names of the link directions and of the flows so far, keyed by their lowercase form, to
+    /// their index (in `links`, in the flows read): duplicates are refused, and so are names that
+    /// differ only in case, since names become `--set` keys and so store columns, which ignore case.
+    link_names: HashMap<String, u32, NameHash>,
+    flow_names: HashMap<String, u32, NameHash>,
     /// Per link direction: a buffer limit given in bytes, where, and its field.
     byte_limits: Vec<Option<queues::ByteLimit>>,
     /// `simulation.max_packets`, which no window may exceed.
