@@ -58,6 +58,18 @@ impl SimDuration {
     pub const fn ns(self) -> u64 {
         self.0
     }
+
+    /// How many whole `period`s fit in `self` (`period` must not be zero).
+    #[inline]
+    pub const fn periods_of(self, period: SimDuration) -> u64 {
+        self.0 / period.0
+    }
+
+    /// `n` times `self`, or the longest representable span.
+    #[inline]
+    pub const fn saturating_mul(self, n: u64) -> SimDuration {
+        SimDuration(self.0.saturating_mul(n))
+    }
 }
 
 impl Add<SimDuration> for SimTime {

@@ -37,7 +37,7 @@ use super::red::{self, Red, RedParams};
 use super::{DisciplineInfo, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Bytes, Duration, Fields, Limit, Prob, Result};
 use crate::packet::PacketId;
-use crate::units::NS_PER_S;
+use crate::units::{SimDuration, SimTime, NS_PER_S};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "ared",
@@ -159,9 +159,9 @@ pub fn adapt_max_p(max_p: f64, avg: f64, band: (f64, f64)) -> f64 {
 pub struct Ared {
     red: Red,
     band: (f64, f64),
-    interval: u64,
+    interval: SimDuration,
     /// When max_p is next adapted (set at the first arrival).
-    next_adapt: Option<u64>,
+    next_adapt: Option<SimTime>,
     adaptations: u64,
 }
 
@@ -186,7 +186,7 @@ impl Ared {
         Ared {
             red: Red::new(&red::Params { limit: p.limit, red: red_params, ecn: p.ecn, harddrop: true }, link),
             band: target_band(min_th, max_th),
-            interval: p.interval.0,
+            interval: SimDuration(p.interval.0),
             next_adapt: None,
             adaptations: 0,
         }
@@ -211,12 +211,12 @@ impl Ared {
     }
 
     /// Apply the adaptations due by `now`.
-    fn adapt(&mut self, now: u64) {
+    fn adapt(&mut self, now: SimTime) {
         let next = *self.next_adapt.get_or_insert(now.saturating_add(self.interval));
         if now < next {
             return;
         }
-        let due = (now - next) / self.interval + 1;
+        let due = (now - next).periods_of(self.interval) + 1;
         self.adaptations += due;
         let avg = self.red.avg();
         let mut max_p = self.red.core().max_p();
@@ -229,7 +229,7 @@ impl Ared {
             max_p = new;
         }
         self.red.core_mut().set_max_p(max_p);
-        self.next_adapt = Some(next.saturating_add(due.saturating_mul(self.interval)));
+        self.next_adapt = Some(next.saturating_add(self.interval.saturating_mul(due)));
     }
 
     #[cfg(test)]
@@ -240,7 +240,7 @@ impl Ared {
 
 impl QueueDisc for Ared {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        self.adapt(cx.now.ns());
+        self.adapt(cx.now);
         self.red.enqueue(pkt, cx)
     }
 
