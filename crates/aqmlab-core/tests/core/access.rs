@@ -2,6 +2,7 @@
 //! Mahimahi trace (what a backlogged link sends against the integral of its rate, or its
 //! opportunities), and results of every other scenario unchanged by them.
 
+use crate::support::TempFile;
 use aqmlab_core::{Results, Scenario, Simulation};
 
 fn run(text: &str) -> Results {
@@ -41,12 +42,6 @@ packet_size = 1500
 
 fn departures(r: &Results, link: &str) -> u64 {
     r.links.iter().find(|l| l.name == link).unwrap().departures
-}
-
-fn cdf_file(name: &str, text: &str) -> String {
-    let path = std::env::temp_dir().join(format!("aqmlab-access-{}-{name}", std::process::id()));
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
 }
 
 #[test]
@@ -107,7 +102,7 @@ fn a_trace_under_backlog_delivers_exactly_its_opportunities() {
     // 7 opportunities in a 20 ms period (4.2 Mbps on average) under a 100 Mbps source (queued
     // before the first opportunity), for 10 s: 3,500 opportunities of one 1500-byte packet
     // each, the last at 10 s itself.
-    let trace = cdf_file("trace", "1\n1\n4\n9\n9\n15\n20\n");
+    let trace = TempFile::new("trace", "1\n1\n4\n9\n9\n15\n20\n");
     let text = backlogged("10s", &format!("trace = \"{trace}\""), "100Mbps");
     let r = run(&text);
     let access = r.links.iter().find(|l| l.name == "access").unwrap();

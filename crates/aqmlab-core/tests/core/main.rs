@@ -28,6 +28,7 @@ mod schedulers;
 mod shape;
 mod smoke;
 mod sred_flow_estimate;
+mod support;
 mod tcp;
 mod unresponsive;
 mod workload;

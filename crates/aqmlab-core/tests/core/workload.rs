@@ -3,6 +3,7 @@
 //! times against theory: exactly the ideal on an empty network, and the M/G/1 processor-sharing
 //! slowdown 1/(1 - rho) through a per-flow round robin.
 
+use crate::support::TempFile;
 use aqmlab_core::app::cdf::SizeCdf;
 use aqmlab_core::stats::fct::FctRecord;
 use aqmlab_core::{Scenario, Simulation};
@@ -53,13 +54,6 @@ dst = ["r1", "r2", "r3", "r4"]
 
 fn in_window(sim: &Simulation) -> Vec<FctRecord> {
     sim.connections().iter().filter(|r| r.start >= 1_000_000_000).copied().collect()
-}
-
-/// A CDF file in the temporary folder, for `sizes_file`.
-fn cdf_file(name: &str, text: &str) -> String {
-    let path = std::env::temp_dir().join(format!("aqmlab-test-{}-{name}.cdf", std::process::id()));
-    std::fs::write(&path, text).unwrap();
-    path.display().to_string()
 }
 
 #[test]
@@ -141,7 +135,7 @@ fn a_lone_flow_that_fits_its_window_finishes_in_exactly_the_ideal_time() {
     // One flow at a time (0.2 flows/s of at most 100 KB at 10 Mbps: each over in 0.1 s), an
     // initial window larger than any flow, no delayed ACKs: the transfer is the ideal one, to
     // the nanosecond, with and without the handshake.
-    let sizes = cdf_file("small", "1000 0\n100000 1\n");
+    let sizes = TempFile::new("small.cdf", "1000 0\n100000 1\n");
     for handshake in [false, true] {
         let flow = format!(
             "sizes_file = \"{sizes}\"\narrival_rate = 0.2\ncc = \"newreno\"\ninitial_cwnd = 100\nhandshake = {handshake}"
@@ -170,7 +164,7 @@ fn round_robin_shares_like_processor_sharing() {
     // [100 KB, 1 MB]. The mean over 2000 s of flows (about 2,000 at rho = 0.5) lies within four
     // standard errors, estimated by batch means over 20 batches (the slowdowns of nearby
     // flows are correlated).
-    let sizes = cdf_file("uniform", "100000 0\n1000000 1\n");
+    let sizes = TempFile::new("uniform.cdf", "100000 0\n1000000 1\n");
     for rho in [0.5, 0.7] {
         let rate = rho * 10e6 / (8.0 * 550_000.0);
         let flow = format!(
