@@ -8,6 +8,13 @@ use super::ColumnError;
 /// a unit variant by its name, a number in decimal.
 pub(super) struct KeyName<'a>(pub(super) &'a mut String);
 
+impl KeyName<'_> {
+    fn number(self, v: impl std::fmt::Display) -> Result<(), ColumnError> {
+        use std::fmt::Write;
+        write!(self.0, "{v}").map_err(|e| ColumnError(e.to_string()))
+    }
+}
+
 impl ser::Serializer for KeyName<'_> {
     type Ok = ();
     type Error = ColumnError;
@@ -34,32 +41,7 @@ impl ser::Serializer for KeyName<'_> {
     fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, value: &T) -> Result<(), ColumnError> {
         value.serialize(self)
     }
-    fn serialize_i64(self, v: i64) -> Result<(), ColumnError> {
-        use std::fmt::Write;
-        write!(self.0, "{v}").map_err(|e| ColumnError(e.to_string()))
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), ColumnError> {
-        use std::fmt::Write;
-        write!(self.0, "{v}").map_err(|e| ColumnError(e.to_string()))
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), ColumnError> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), ColumnError> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), ColumnError> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), ColumnError> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), ColumnError> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), ColumnError> {
-        self.serialize_u64(v.into())
-    }
+    integers!(number);
 
     refuse! {
         serialize_bool(bool) -> (); serialize_f32(f32) -> (); serialize_f64(f64) -> ();

@@ -230,7 +230,20 @@ macro_rules! refuse {
     };
 }
 
-// After the macro, which it uses.
+/// Serde's eight integer methods, each handing its value to the serializer's method `$to`.
+macro_rules! integers {
+    ($to:ident) => {
+        integers!($to: serialize_i8(i8), serialize_i16(i16), serialize_i32(i32), serialize_i64(i64),
+            serialize_u8(u8), serialize_u16(u16), serialize_u32(u32), serialize_u64(u64));
+    };
+    ($to:ident: $($method:ident($ty:ty)),*) => {
+        $(fn $method(self, v: $ty) -> Result<(), ColumnError> {
+            self.$to(v)
+        })*
+    };
+}
+
+// After the macros, which it uses.
 mod key_name;
 
 impl<'a> ser::Serializer for RowSerializer<'a> {
@@ -324,30 +337,7 @@ impl<'a> ser::Serializer for CellSerializer<'a> {
     fn serialize_bool(self, v: bool) -> Result<(), ColumnError> {
         self.put(Cell::Bool(v))
     }
-    fn serialize_i8(self, v: i8) -> Result<(), ColumnError> {
-        self.int(v)
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), ColumnError> {
-        self.int(v)
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), ColumnError> {
-        self.int(v)
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), ColumnError> {
-        self.int(v)
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), ColumnError> {
-        self.int(v)
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), ColumnError> {
-        self.int(v)
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), ColumnError> {
-        self.int(v)
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), ColumnError> {
-        self.int(v)
-    }
+    integers!(int);
     fn serialize_f32(self, v: f32) -> Result<(), ColumnError> {
         self.put(Cell::Float(v as f64))
     }
