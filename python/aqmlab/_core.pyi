@@ -79,7 +79,7 @@ class RunResults:
         fields when given) as columns (name, kind, values): kind "i8" or "f8" with little-endian
         int64 or float64 bytes, "?" with bytes of 0 and 1, "str" with (the values' UTF-8 one after
         another, each value's end as int64 bytes, bytes of 0 for a missing value and 1 for a
-        present one). Raises ValueError for an unknown table or a row beyond it."""
+        present one). Raises ValueError for an unknown table, SimulationError for a row beyond it."""
 
 def parse_scenario(text: str, path: str, overrides: list[tuple[str, str]] = ...) -> Scenario:
     """Parse and validate TOML text; overrides are --set KEY=VALUE pairs applied before validation.

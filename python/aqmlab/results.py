@@ -156,19 +156,20 @@ class Results:
         that name. ``rows`` (indices, in the order wanted) and ``fields`` (names; a map field such
         as ``drops_by_reason`` brings all its columns) build only part of it: the 50 rows a report
         shows of 100,000 flows, or the two columns that find the busiest links."""
-        if table not in TABLES:
-            raise ValueError(f"table: expected one of {', '.join(TABLES)}, got {table!r}")
+        _check_table(table)
         rows = None if rows is None else list(rows)
         fields = None if fields is None else list(fields)
-        if rows is not None and any(not isinstance(r, int) or isinstance(r, bool) or r < 0 for r in rows):
-            raise ValueError("rows: expected row indices (integers from 0)")
+        if rows is not None:
+            if any(not isinstance(r, int) or isinstance(r, bool) or r < 0 for r in rows):
+                raise ValueError("rows: expected row indices (integers from 0)")
+            n = self.row_count(table)
+            bad = next((r for r in rows if r >= n), None)
+            if bad is not None:
+                raise ValueError(f"rows: {bad} is not a row of {table} (it has {n})")
         if self._core is not None:
             return {name: _decode(kind, values) for name, kind, values in self._core.table(table, rows, fields)}
         records = _records(self.raw, table)
         if rows is not None:
-            if any(r >= len(records) for r in rows):
-                bad = next(r for r in rows if r >= len(records))
-                raise ValueError(f"rows: {bad} is not a row of {table} (it has {len(records)})")
             records = [records[r] for r in rows]
         if fields is not None:
             records = [{key: value for key, value in record.items() if key in fields} for record in records]
@@ -176,8 +177,7 @@ class Results:
 
     def row_count(self, table: str) -> int:
         """How many rows the table named ``table`` has (see ``columns``)."""
-        if table not in TABLES:
-            raise ValueError(f"table: expected one of {', '.join(TABLES)}, got {table!r}")
+        _check_table(table)
         if self._core is not None:
             return self._core.rows(table)
         return len(_records(self.raw, table))
@@ -268,6 +268,11 @@ class Results:
             f"<Results {self.scenario!r} seed={self.seed}: {flows} flows, "
             f"{links} links, {self._summary['sim_time_s']} s simulated>"
         )
+
+
+def _check_table(table: str) -> None:
+    if table not in TABLES:
+        raise ValueError(f"table: expected one of {', '.join(TABLES)}, got {table!r}")
 
 
 def _check_format(found: object) -> None:
