@@ -5,10 +5,21 @@ use serde::Serialize;
 
 use super::Val;
 use crate::units;
+use crate::units::SimDuration;
 
 /// A duration in ns, written with a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Duration(pub u64);
+
+impl Duration {
+    /// The span of simulated time it stands for (the engine's typed duration; this type stays
+    /// the scenario's, with its units and its catalogue entry).
+    #[inline]
+    pub const fn sim(self) -> SimDuration {
+        SimDuration(self.0)
+    }
+}
+
 /// A bit rate in bits per second, written with a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Rate(pub u64);

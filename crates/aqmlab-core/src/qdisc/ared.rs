@@ -186,7 +186,7 @@ impl Ared {
         Ared {
             red: Red::new(&red::Params { limit: p.limit, red: red_params, ecn: p.ecn, harddrop: true }, link),
             band: target_band(min_th, max_th),
-            interval: SimDuration(p.interval.0),
+            interval: p.interval.sim(),
             next_adapt: None,
             adaptations: 0,
         }

@@ -132,7 +132,7 @@ impl Blue {
             limit: p.limit,
             threshold: p.threshold,
             ecn: p.ecn,
-            core: BlueCore::new(p.increment, p.decrement, SimDuration(p.freeze_time.0)),
+            core: BlueCore::new(p.increment, p.decrement, p.freeze_time.sim()),
             fifo: Fifo::new(),
         }
     }

@@ -105,7 +105,7 @@ pub struct CobaltVars {
 impl CobaltVars {
     /// The buffer overflowed at `now` (or a sojourn passed `blue_threshold`).
     pub fn queue_full(&mut self, p: &Params, now: SimTime) {
-        if now.saturating_since(self.blue_timer) > SimDuration(p.target.0) {
+        if now.saturating_since(self.blue_timer) > p.target.sim() {
             self.p_drop = (self.p_drop + p.increment).min(1.0);
             self.blue_timer = now;
         }
@@ -118,22 +118,22 @@ impl CobaltVars {
 
     /// The queue was found empty at `now`.
     pub fn queue_empty(&mut self, p: &Params, now: SimTime) {
-        if self.p_drop > 0.0 && now.saturating_since(self.blue_timer) > SimDuration(p.target.0) {
+        if self.p_drop > 0.0 && now.saturating_since(self.blue_timer) > p.target.sim() {
             self.p_drop = (self.p_drop - p.decrement).max(0.0);
             self.blue_timer = now;
         }
         self.dropping = false;
         if self.count > 0 && now >= self.drop_next {
             self.count -= 1;
-            self.drop_next = control_law(self.drop_next, SimDuration(p.interval.0), self.count);
+            self.drop_next = control_law(self.drop_next, p.interval.sim(), self.count);
         }
     }
 
     /// The decision about a packet dequeued at `now` after `sojourn`; `u` is a uniform draw
     /// for BLUE, `can_mark` whether a CoDel signal would mark it rather than drop it.
     pub fn should_drop(&mut self, p: &Params, now: SimTime, sojourn: SimDuration, u: f64, can_mark: bool) -> Decision {
-        let interval = SimDuration(p.interval.0);
-        let over_target = sojourn > SimDuration(p.target.0);
+        let interval = p.interval.sim();
+        let over_target = sojourn > p.target.sim();
         let mut next_due = self.count > 0 && now >= self.drop_next;
         let mut d = Decision::default();
         if over_target {
@@ -226,7 +226,7 @@ impl QueueDisc for Cobalt {
                 return None;
             };
             let sojourn = cx.now.saturating_since(enqueued);
-            if self.p.blue_threshold.is_some_and(|b| sojourn > SimDuration(b.0)) {
+            if self.p.blue_threshold.is_some_and(|b| sojourn > b.sim()) {
                 self.vars.queue_full(&self.p, cx.now);
             }
             let u = if self.vars.p_drop > 0.0 { cx.rng.uniform() } else { 1.0 };

@@ -130,7 +130,7 @@ pub fn reentry_count(count: u32, lastcount: u32, now: SimTime, drop_next: SimTim
 /// Whether a packet that waited `sojourn`, leaving `backlog` bytes behind it, is above target
 /// in CoDel's sense (not below target, and more than one MTU still queued).
 pub fn sojourn_above_target(p: &CodelParams, sojourn: SimDuration, backlog: u64) -> bool {
-    sojourn >= SimDuration(p.target.0) && backlog > p.mtu.0
+    sojourn >= p.target.sim() && backlog > p.mtu.0
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,7 +180,7 @@ impl CodelVars {
             self.first_above_time = None;
         } else {
             match self.first_above_time {
-                None => self.first_above_time = Some(now + SimDuration(p.interval.0)),
+                None => self.first_above_time = Some(now + p.interval.sim()),
                 Some(t) => ok_to_drop = now >= t,
             }
         }
@@ -195,7 +195,7 @@ impl CodelVars {
     /// RFC 8289's `dequeue` over `q`: the packet to send, if any. Drops go to `cx.victims` with
     /// reason `codel`, marks through `cx.mark`.
     pub fn dequeue(&mut self, p: &CodelParams, q: &mut impl CodelQueue, cx: &mut QdiscCtx) -> Option<PacketId> {
-        let (now, interval) = (cx.now, SimDuration(p.interval.0));
+        let (now, interval) = (cx.now, p.interval.sim());
         let mut head = self.dodequeue(p, q, now, cx.pkts);
         let Some(mut pkt) = head.pkt else {
             self.dropping = false;
@@ -243,7 +243,7 @@ impl CodelVars {
             pkt = head.pkt?;
         }
         if let Some(threshold) = p.ce_threshold {
-            if !marked && self.last_sojourn > SimDuration(threshold.0) && cx.pkts[pkt].has(flags::ECT) {
+            if !marked && self.last_sojourn > threshold.sim() && cx.pkts[pkt].has(flags::ECT) {
                 cx.mark(pkt, DropReason::CeThreshold);
             }
         }

@@ -291,7 +291,7 @@ impl Sfb {
             self.rehash_time = Some(now);
             return;
         };
-        let (rehash, db) = (SimDuration(self.p.rehash.0), SimDuration(self.p.db.0));
+        let (rehash, db) = (self.p.rehash.sim(), self.p.db.sim());
         if rehash == SimDuration::ZERO {
             return;
         }

@@ -144,7 +144,7 @@ impl Sfq {
 
     /// Draw the first seed, or a new one when a perturbation is due (rehashing what is queued).
     fn refresh_hash(&mut self, cx: &mut QdiscCtx) {
-        let interval = SimDuration(self.p.perturb.0);
+        let interval = self.p.perturb.sim();
         if self.seed.is_none() {
             self.seed = Some(draw_seed(cx.rng));
             if interval.ns() > 0 {

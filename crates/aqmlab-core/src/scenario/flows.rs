@@ -10,7 +10,7 @@ use super::{expansion, list_of_strings, Builder, FlowSpec, PairSpec};
 use crate::agent::Schedule;
 use crate::app::{self, FlowParams};
 use crate::conf::{Duration, Fields, Origin, Result, Table, Val};
-use crate::units::{SimDuration, SimTime};
+use crate::units::SimTime;
 /// The keys every `[[flow]]` entry has (its kind reads the others).
 pub(super) struct FlowKeys {
     name: String,
@@ -83,7 +83,11 @@ pub(super) fn read_flow_keys(f: &mut Fields, duration: u64) -> Result<FlowKeys> 
             ),
         )?;
     }
-    let when = Schedule { start: SimTime(start.0), jitter: SimDuration(jitter.0), stop: stop.map(|s| SimTime(s.0)) };
+    let when = Schedule {
+        start: SimTime::ZERO + start.sim(),
+        jitter: jitter.sim(),
+        stop: stop.map(|s| SimTime::ZERO + s.sim()),
+    };
     Ok(FlowKeys { name, count, indices, src, dst, kind, group, when })
 }
 
