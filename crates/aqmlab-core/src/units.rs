@@ -2,7 +2,7 @@
 //! (`"1.5Mbps"`) and byte sizes (`"64KB"`). Inside the engine time is integer nanoseconds,
 //! rates are integer bits per second and sizes integer bytes; conversion happens once, here.
 
-use std::ops::{Add, AddAssign, Sub};
+use std::ops::{Add, AddAssign, Div, Sub};
 
 use serde::Serialize;
 
@@ -48,6 +48,13 @@ impl SimTime {
     pub const fn saturating_add(self, d: SimDuration) -> SimTime {
         SimTime(self.0.saturating_add(d.0))
     }
+
+    /// The start of the `period` that holds `self`, periods counted from time 0 (`period`
+    /// must not be zero): when a clock ticking every `period` last ticked.
+    #[inline]
+    pub const fn period_start(self, period: SimDuration) -> SimTime {
+        SimTime(self.0 / period.0 * period.0)
+    }
 }
 
 impl SimDuration {
@@ -69,6 +76,21 @@ impl SimDuration {
     #[inline]
     pub const fn saturating_mul(self, n: u64) -> SimDuration {
         SimDuration(self.0.saturating_mul(n))
+    }
+
+    /// `self` less `d`, or zero when `d` is longer.
+    #[inline]
+    pub const fn saturating_sub(self, d: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_sub(d.0))
+    }
+}
+
+impl Div<u64> for SimDuration {
+    type Output = SimDuration;
+    /// A `n`th of `self`, rounded down.
+    #[inline]
+    fn div(self, n: u64) -> SimDuration {
+        SimDuration(self.0 / n)
     }
 }
 

@@ -44,7 +44,7 @@ use super::codel::StampedFifo;
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Bytes, Duration, Fields, Limit, Result};
 use crate::packet::{flags, PacketId};
-use crate::units::NS_PER_S;
+use crate::units::{SimDuration, SimTime, NS_PER_S};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "pie",
@@ -155,8 +155,13 @@ pub fn probability_step(prob: f64, qdelay_s: f64, qdelay_old_s: f64, target_s: f
 
 /// Whether PIE may drop early at all: no burst allowance left, the delay not under half the
 /// target with p under 20%, and at least two MTUs queued.
-pub fn drop_early_gate(burst_left: u64, qdelay: u64, prob: f64, backlog: u64, p: &PieParams) -> bool {
-    burst_left == 0 && !(qdelay < p.target.0 / 2 && prob < 0.2) && backlog >= 2 * p.mtu.0
+pub fn drop_early_gate(burst_left: SimDuration, qdelay: SimDuration, prob: f64, backlog: u64, p: &PieParams) -> bool {
+    burst_left == SimDuration::ZERO && !(qdelay < p.target.sim() / 2 && prob < 0.2) && backlog >= 2 * p.mtu.0
+}
+
+/// `d` in seconds, as the update's equation and the gauges take it.
+fn secs(d: SimDuration) -> f64 {
+    d.ns() as f64 / NS_PER_S as f64
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -166,29 +171,22 @@ pub fn drop_early_gate(burst_left: u64, qdelay: u64, prob: f64, backlog: u64, p:
 #[derive(Clone, Debug, Default)]
 pub struct PieVars {
     pub prob: f64,
-    /// The current queue delay estimate and the one at the previous update, ns.
-    pub qdelay: u64,
-    pub qdelay_old: u64,
-    /// Burst allowance left, ns (starts full: set at the first touch).
-    pub burst_left: u64,
+    /// The current queue delay estimate and the one at the previous update.
+    pub qdelay: SimDuration,
+    pub qdelay_old: SimDuration,
+    /// Burst allowance left (starts full: set at the first touch).
+    pub burst_left: SimDuration,
     pub accu_prob: f64,
-    /// The last update boundary processed, ns; `None` before the first touch.
-    last_update: Option<u64>,
+    /// The last update boundary processed; `None` before the first touch.
+    last_update: Option<SimTime>,
 }
 
 impl PieVars {
     /// One update; whether it restored the burst allowance.
     fn update(&mut self, p: &PieParams, backlog: u64) -> bool {
-        let s = |ns: u64| ns as f64 / NS_PER_S as f64;
-        let mut update_prob = !(self.qdelay == 0 && backlog != 0);
-        let delta = probability_step(
-            self.prob,
-            s(self.qdelay),
-            s(self.qdelay_old),
-            s(p.target.0),
-            p.alpha,
-            p.beta,
-        );
+        let mut update_prob = !(self.qdelay == SimDuration::ZERO && backlog != 0);
+        let delta =
+            probability_step(self.prob, secs(self.qdelay), secs(self.qdelay_old), secs(p.target.sim()), p.alpha, p.beta);
         self.prob += delta;
         if self.prob > 1.0 {
             self.prob = 1.0;
@@ -196,13 +194,14 @@ impl PieVars {
         } else if self.prob < 0.0 {
             self.prob = 0.0;
         }
-        if self.qdelay == 0 && self.qdelay_old == 0 && update_prob {
+        if self.qdelay == SimDuration::ZERO && self.qdelay_old == SimDuration::ZERO && update_prob {
             self.prob -= self.prob / 64.0;
         }
-        self.burst_left = self.burst_left.saturating_sub(p.tupdate.0);
-        let restore = self.qdelay < p.target.0 / 2 && self.qdelay_old < p.target.0 / 2 && self.prob == 0.0;
+        self.burst_left = self.burst_left.saturating_sub(p.tupdate.sim());
+        let half_target = p.target.sim() / 2;
+        let restore = self.qdelay < half_target && self.qdelay_old < half_target && self.prob == 0.0;
         if restore {
-            self.burst_left = p.max_burst.0;
+            self.burst_left = p.max_burst.sim();
             self.accu_prob = 0.0;
         }
         self.qdelay_old = self.qdelay;
@@ -211,27 +210,28 @@ impl PieVars {
 
     /// Run the updates due by `now` (every `tupdate` from time 0) with `backlog` bytes queued,
     /// which has not changed since the last touch.
-    pub fn catch_up(&mut self, p: &PieParams, now: u64, backlog: u64) {
+    pub fn catch_up(&mut self, p: &PieParams, now: SimTime, backlog: u64) {
+        let tupdate = p.tupdate.sim();
         let last = *self.last_update.get_or_insert_with(|| {
-            self.burst_left = p.max_burst.0;
-            0
+            self.burst_left = p.max_burst.sim();
+            SimTime::ZERO
         });
-        let due = now / p.tupdate.0 * p.tupdate.0;
+        let due = now.period_start(tupdate);
         let mut t = last;
         while t < due {
-            t += p.tupdate.0;
+            t += tupdate;
             let before = (self.prob, self.qdelay_old, self.accu_prob);
             let restored = self.update(p, backlog);
             if t < due {
-                t += self.jump_within_band(p, (due - t) / p.tupdate.0, backlog);
+                t += self.jump_within_band(p, (due - t).periods_of(tupdate), backlog);
             }
             if (self.prob, self.qdelay_old, self.accu_prob) == before {
                 // The probability has settled (the delay estimate does not move between
                 // events): the remaining updates only wear the burst allowance down, unless
                 // they restore it each time.
                 if !restored {
-                    let remaining = (due - t) / p.tupdate.0;
-                    self.burst_left = self.burst_left.saturating_sub(remaining.saturating_mul(p.tupdate.0));
+                    let remaining = (due - t).periods_of(tupdate);
+                    self.burst_left = self.burst_left.saturating_sub(tupdate.saturating_mul(remaining));
                 }
                 t = due;
             }
@@ -245,30 +245,33 @@ impl PieVars {
     /// of the range's edges (where the next update is taken one by one). Returns the time
     /// covered. Only long waits with packets queued need it (a line slower than a packet per
     /// update); p differs from step-by-step addition by rounding only.
-    fn jump_within_band(&mut self, p: &PieParams, remaining: u64, backlog: u64) -> u64 {
-        if remaining < 1000 || (self.qdelay == 0 && backlog == 0) || self.qdelay != self.qdelay_old {
-            return 0;
+    fn jump_within_band(&mut self, p: &PieParams, remaining: u64, backlog: u64) -> SimDuration {
+        if remaining < 1000 || (self.qdelay == SimDuration::ZERO && backlog == 0) || self.qdelay != self.qdelay_old {
+            return SimDuration::ZERO;
         }
-        let s = |ns: u64| ns as f64 / NS_PER_S as f64;
-        let delta = probability_step(self.prob, s(self.qdelay), s(self.qdelay), s(p.target.0), p.alpha, p.beta);
+        let delta =
+            probability_step(self.prob, secs(self.qdelay), secs(self.qdelay), secs(p.target.sim()), p.alpha, p.beta);
         const EDGES: [f64; 8] = [0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0];
-        let Some(band) = EDGES.windows(2).position(|w| self.prob >= w[0] && self.prob < w[1]) else { return 0 };
+        let Some(band) = EDGES.windows(2).position(|w| self.prob >= w[0] && self.prob < w[1]) else {
+            return SimDuration::ZERO;
+        };
         let (lower, upper) = (EDGES[band], EDGES[band + 1]);
         let room = if delta > 0.0 {
             (upper - self.prob) / delta
         } else if delta < 0.0 {
             (self.prob - lower) / -delta
         } else {
-            return 0;
+            return SimDuration::ZERO;
         };
         // Strictly inside the range after the jump: the last step to an edge is taken normally.
         let steps = ((room.floor() as u64).saturating_sub(1)).min(remaining - 1);
         if steps == 0 {
-            return 0;
+            return SimDuration::ZERO;
         }
         self.prob += steps as f64 * delta;
-        self.burst_left = self.burst_left.saturating_sub(steps.saturating_mul(p.tupdate.0));
-        steps * p.tupdate.0
+        let covered = p.tupdate.sim().saturating_mul(steps);
+        self.burst_left = self.burst_left.saturating_sub(covered);
+        covered
     }
 
     /// PIE's decision about an arrival of `size` bytes with `backlog` bytes queued (after
@@ -306,7 +309,7 @@ impl PieVars {
     /// An arrival to `queue` at `cx.now`: `Dropped(pie)`, `Marked(pie)` or `Enqueued`. The
     /// caller checks the buffer first.
     pub fn on_arrival(&mut self, p: &PieParams, queue: &StampedFifo, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        self.catch_up(p, cx.now.ns(), queue.bytes());
+        self.catch_up(p, cx.now, queue.bytes());
         let size = cx.pkts[pkt].size;
         let rng = &mut *cx.rng;
         if !self.drop_early(p, size, queue.bytes(), || rng.uniform()) {
@@ -323,16 +326,16 @@ impl PieVars {
     /// The head of `queue` leaves at `cx.now`: the delay estimate is its sojourn time (0 when
     /// it leaves the queue empty).
     pub fn dequeue(&mut self, p: &PieParams, queue: &mut StampedFifo, cx: &mut QdiscCtx) -> Option<PacketId> {
-        self.catch_up(p, cx.now.ns(), queue.bytes());
+        self.catch_up(p, cx.now, queue.bytes());
         let (pkt, enqueued) = queue.pop(cx.pkts)?;
-        self.qdelay = if queue.is_empty() { 0 } else { cx.now.saturating_since(enqueued).ns() };
+        self.qdelay = if queue.is_empty() { SimDuration::ZERO } else { cx.now.saturating_since(enqueued) };
         Some(pkt)
     }
 
     pub fn gauges(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("drop_prob", self.prob));
-        out.push(("qdelay_s", self.qdelay as f64 / NS_PER_S as f64));
-        out.push(("burst_allowance_s", self.burst_left as f64 / NS_PER_S as f64));
+        out.push(("qdelay_s", secs(self.qdelay)));
+        out.push(("burst_allowance_s", secs(self.burst_left)));
     }
 }
 
@@ -484,15 +487,15 @@ mod tests {
         // p5 = p4 + (0.125 * -0.015 + 1.25 * -0.045) / 32 (< 0)    = 0, clamped
         let mut v = PieVars::default();
         let backlog = 10_000;
-        v.catch_up(&PARAMS, 0, backlog);
+        v.catch_up(&PARAMS, SimTime::ZERO, backlog);
         let expected = [1.922607421875e-5, 3.387451171875e-5, 2.0965576171875e-4, 3.2684326171875e-4, 0.0];
         for (k, (q_ms, want)) in [30, 30, 45, 45, 0].into_iter().zip(expected).enumerate() {
-            v.qdelay = q_ms * MS;
-            v.catch_up(&PARAMS, (k as u64 + 1) * 15 * MS, backlog);
+            v.qdelay = SimDuration(q_ms * MS);
+            v.catch_up(&PARAMS, SimTime((k as u64 + 1) * 15 * MS), backlog);
             assert!((v.prob - want).abs() < 1e-12, "update {}: {} vs {want}", k + 1, v.prob);
         }
         // Burst allowance: 150 ms less 5 updates of 15 ms.
-        assert_eq!(v.burst_left, 75 * MS);
+        assert_eq!(v.burst_left, SimDuration(75 * MS));
     }
 
     #[test]
@@ -500,8 +503,8 @@ mod tests {
         // p = 0.5 with the delay 0 twice and the queue empty: the step is
         // 0.125 * (0 - 0.015) = -0.001875, then p -= p/64.
         let mut v = PieVars { prob: 0.5, ..PieVars::default() };
-        v.catch_up(&PARAMS, 0, 0);
-        v.catch_up(&PARAMS, 15 * MS, 0);
+        v.catch_up(&PARAMS, SimTime::ZERO, 0);
+        v.catch_up(&PARAMS, SimTime(15 * MS), 0);
         let p1 = 0.5 - 0.001875;
         let p1 = p1 - p1 / 64.0;
         assert!((v.prob - p1).abs() < 1e-15, "{}", v.prob);
@@ -512,13 +515,13 @@ mod tests {
         // The delay estimate frozen at 40 ms (or 0) over 30 s: the updates replayed at once, with
         // the shortcut once p settles, give what the timer would, boundary by boundary.
         for (qdelay, prob, backlog) in [(40 * MS, 0.0, 50_000), (0, 0.3, 0), (5 * MS, 0.01, 50_000), (16 * MS, 0.0, 50_000)] {
-            let start = PieVars { qdelay, prob, ..PieVars::default() };
+            let start = PieVars { qdelay: SimDuration(qdelay), prob, ..PieVars::default() };
             let (mut at_once, mut stepwise) = (start.clone(), start);
-            at_once.catch_up(&PARAMS, 0, backlog);
-            at_once.catch_up(&PARAMS, 30_000 * MS + 7, backlog);
-            stepwise.catch_up(&PARAMS, 0, backlog);
+            at_once.catch_up(&PARAMS, SimTime::ZERO, backlog);
+            at_once.catch_up(&PARAMS, SimTime(30_000 * MS + 7), backlog);
+            stepwise.catch_up(&PARAMS, SimTime::ZERO, backlog);
             for k in 1..=2000 {
-                stepwise.catch_up(&PARAMS, k * 15 * MS, backlog);
+                stepwise.catch_up(&PARAMS, SimTime(k * 15 * MS), backlog);
             }
             assert_eq!(
                 (at_once.qdelay_old, at_once.burst_left, at_once.accu_prob),
@@ -535,10 +538,10 @@ mod tests {
         // A fuzz case: alpha = 1e-300, 1 ms updates, packets queued and 1000 s without a
         // dequeue: 10^6 updates whose steps are too small for p ever to settle.
         let p = PieParams { alpha: 1e-300, tupdate: Duration(MS), ..PARAMS };
-        let mut v = PieVars { qdelay: 20 * MS, qdelay_old: 20 * MS, ..PieVars::default() };
+        let mut v = PieVars { qdelay: SimDuration(20 * MS), qdelay_old: SimDuration(20 * MS), ..PieVars::default() };
         let t0 = std::time::Instant::now();
-        v.catch_up(&p, 0, 50_000);
-        v.catch_up(&p, 1_000_000 * MS, 50_000);
+        v.catch_up(&p, SimTime::ZERO, 50_000);
+        v.catch_up(&p, SimTime(1_000_000 * MS), 50_000);
         assert!(t0.elapsed().as_secs_f64() < 0.5, "{:?}", t0.elapsed());
         // 10^6 steps of 1e-300 * 0.005 / 2048 each.
         let want = 1e6 * 1e-300 * 0.005 / 2048.0;
@@ -590,7 +593,7 @@ mod tests {
         // p fixed at 0.1 (no update in the window): after a drop the sum restarts, reaches 0.85
         // at the 9th arrival and 8.5 at the 85th (or 86th, as 0.1 adds up in binary), so no
         // two drops are closer than 9 arrivals and none further than 86.
-        let mut v = PieVars { prob: 0.1, qdelay: 20 * MS, last_update: Some(0), ..PieVars::default() };
+        let mut v = PieVars { prob: 0.1, qdelay: SimDuration(20 * MS), last_update: Some(SimTime::ZERO), ..PieVars::default() };
         let mut rng = crate::rng::SimRng::from_seed(3);
         let mut last = None;
         let mut gaps = vec![];
@@ -619,9 +622,9 @@ mod tests {
             h.offer(1, 1000);
         }
         h.q.vars.prob = 0.05;
-        h.q.vars.burst_left = 0;
-        h.q.vars.qdelay = 20 * MS;
-        h.q.vars.last_update = Some(0);
+        h.q.vars.burst_left = SimDuration::ZERO;
+        h.q.vars.qdelay = SimDuration(20 * MS);
+        h.q.vars.last_update = Some(SimTime::ZERO);
         for _ in 0..200 {
             h.offer_flags(1, 1000, flags::ECT);
         }
