@@ -11,11 +11,11 @@ pub const NS_PER_S: u64 = 1_000_000_000;
 
 /// A point in simulated time, in nanoseconds from the start of the run. `#[repr(transparent)]`
 /// over the `u64` it wraps: the event queue, the link model, the agent contract, the TCP
-/// sender and its congestion controls' inputs, the packets' stamps, the disciplines' context
-/// (`QdiscCtx::now`) and the time-stamped queue of CoDel, COBALT and CAKE speak it at no cost,
-/// and a time cannot be passed where a duration or an id is meant. Code that still takes `u64`
-/// nanoseconds (the event loop's packet handling, most disciplines' state, statistics) converts
-/// at its edge ([`SimTime::ns`]).
+/// sender and its congestion controls' inputs, the packets' stamps and the disciplines (their
+/// context, `QdiscCtx::now`, and their state) speak it at no cost, and a time cannot be passed
+/// where a duration or an id is meant. Code that still takes `u64` nanoseconds (the event
+/// loop's packet handling, statistics) converts at its edge ([`SimTime::ns`]); a scenario's
+/// durations become [`SimDuration`]s through `conf::Duration::sim`.
 /// Serialised as the number of nanoseconds.
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

@@ -51,7 +51,7 @@ use super::codel::StampedFifo;
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
 use crate::conf::{Duration, Fields, Limit, Result};
 use crate::packet::{flags, PacketId};
-use crate::units::NS_PER_S;
+use crate::units::{SimDuration, SimTime, NS_PER_S};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "dualpi2",
@@ -164,6 +164,11 @@ pub fn pi2_update(p: f64, alpha: f64, beta: f64, target_s: f64, qdelay_s: f64, p
     (p + alpha * (qdelay_s - target_s) + beta * (qdelay_s - prev_qdelay_s)).clamp(0.0, 1.0)
 }
 
+/// `d` in seconds, as PI2's equation and the gauges take it.
+fn secs(d: SimDuration) -> f64 {
+    d.ns() as f64 / NS_PER_S as f64
+}
+
 // ---------------------------------------------------------------------------------------------
 // The discipline
 
@@ -173,9 +178,9 @@ pub struct DualPi2 {
     c: StampedFifo,
     /// The base probability p'.
     prob: f64,
-    prev_qdelay: u64,
+    prev_qdelay: SimDuration,
     /// When the next PI2 update is due (None before the first packet).
-    next_update: Option<u64>,
+    next_update: Option<SimTime>,
     /// Classic protection credit, bytes x weight: L is served while it is <= 0.
     credit: i64,
 }
@@ -187,7 +192,7 @@ impl DualPi2 {
             l: StampedFifo::default(),
             c: StampedFifo::default(),
             prob: 0.0,
-            prev_qdelay: 0,
+            prev_qdelay: SimDuration::ZERO,
             next_update: None,
             credit: 0,
         };
@@ -211,46 +216,56 @@ impl DualPi2 {
     }
 
     /// The head packets' larger sojourn time at `t`.
-    fn qdelay_at(&self, t: u64) -> u64 {
-        [self.l.head_time(), self.c.head_time()].into_iter().flatten().map(|e| t.saturating_sub(e.ns())).max().unwrap_or(0)
+    fn qdelay_at(&self, t: SimTime) -> SimDuration {
+        [self.l.head_time(), self.c.head_time()]
+            .into_iter()
+            .flatten()
+            .map(|e| t.saturating_since(e))
+            .max()
+            .unwrap_or(SimDuration::ZERO)
     }
 
     /// Run every PI2 update due by `now` (the queues have not changed since they were due).
-    fn catch_up(&mut self, now: u64) {
+    fn catch_up(&mut self, now: SimTime) {
+        let tupdate = self.p.tupdate.sim();
         let Some(mut due) = self.next_update else {
-            self.next_update = Some(now + self.p.tupdate.0);
+            self.next_update = Some(now + tupdate);
             return;
         };
-        let tupdate = self.p.tupdate.0;
         let mut updated = false;
         while due <= now {
             let empty = self.l.is_empty() && self.c.is_empty();
-            if self.prob == 0.0 && self.prev_qdelay == 0 && empty {
+            if self.prob == 0.0 && self.prev_qdelay == SimDuration::ZERO && empty {
                 // Idle with p' = 0: the updates still due until now would change nothing.
-                due += ((now - due) / tupdate + 1) * tupdate;
+                due += tupdate.saturating_mul((now - due).periods_of(tupdate) + 1);
                 break;
             }
             let qdelay = self.qdelay_at(due);
-            let s = |ns: u64| ns as f64 / NS_PER_S as f64;
             let before = self.prob;
-            self.prob =
-                pi2_update(self.prob, self.p.alpha, self.p.beta, s(self.p.target.0), s(qdelay), s(self.prev_qdelay));
+            self.prob = pi2_update(
+                self.prob,
+                self.p.alpha,
+                self.p.beta,
+                secs(self.p.target.sim()),
+                secs(qdelay),
+                secs(self.prev_qdelay),
+            );
             self.prev_qdelay = qdelay;
             due += tupdate;
             if due > now {
                 break;
             }
-            let remaining = (now - due) / tupdate + 1;
+            let remaining = (now - due).periods_of(tupdate) + 1;
             if updated && remaining >= 1000 && before == 0.0 && self.prob == 0.0 && !empty {
                 // Held at 0 with the same head packets: the update at a later due keeps p' at 0
                 // while alpha (qdelay - target) + beta tupdate <= 0, qdelay growing by tupdate
                 // per update. Those updates are skipped at once (exact: p' stays 0), stopping
                 // two short of the first that would raise it.
                 let (alpha, beta) = (self.p.alpha, self.p.beta);
-                let tu = s(tupdate);
+                let tu = secs(tupdate);
                 let keep = if alpha > 0.0 {
-                    let threshold = s(self.p.target.0) - beta * tu / alpha;
-                    let next = s(self.qdelay_at(due));
+                    let threshold = secs(self.p.target.sim()) - beta * tu / alpha;
+                    let next = secs(self.qdelay_at(due));
                     ((threshold - next) / tu).floor().max(0.0).min(remaining as f64) as u64
                 } else if beta == 0.0 {
                     remaining
@@ -259,7 +274,7 @@ impl DualPi2 {
                 };
                 let skip = keep.saturating_sub(2).min(remaining);
                 if skip > 0 {
-                    due += skip * tupdate;
+                    due += tupdate.saturating_mul(skip);
                     self.prev_qdelay = self.qdelay_at(due - tupdate);
                     continue;
                 }
@@ -268,7 +283,7 @@ impl DualPi2 {
                 // Held at 1 with the same head packets: their delay grows by tupdate per update,
                 // so (alpha, beta >= 0) every update still due adds at least as much: p' stays 1.
                 // Jumped at once (a slow line leaves billions of them between two packets).
-                let last = due + (remaining - 1) * tupdate;
+                let last = due + tupdate.saturating_mul(remaining - 1);
                 self.prev_qdelay = self.qdelay_at(last);
                 due = last + tupdate;
                 break;
@@ -279,8 +294,8 @@ impl DualPi2 {
                 // p' + k a + b k (k - 1) / 2. The most updates that keep it within [0, 1] (found
                 // by bisection: the sums are convex in k) are applied at once, less one, for
                 // long waits only (rounding differs from the steps).
-                let tu = s(tupdate);
-                let a = self.p.alpha * (s(self.qdelay_at(due)) - s(self.p.target.0)) + self.p.beta * tu;
+                let tu = secs(tupdate);
+                let a = self.p.alpha * (secs(self.qdelay_at(due)) - secs(self.p.target.sim())) + self.p.beta * tu;
                 let b = self.p.alpha * tu;
                 let p0 = self.prob;
                 let at = |k: f64| p0 + k * a + b * k * (k - 1.0) / 2.0;
@@ -306,18 +321,18 @@ impl DualPi2 {
                 let skip = lo.saturating_sub(1);
                 if skip > 0 {
                     self.prob = at(skip as f64).clamp(0.0, 1.0);
-                    due += skip * tupdate;
+                    due += tupdate.saturating_mul(skip);
                     self.prev_qdelay = self.qdelay_at(due - tupdate);
                     continue;
                 }
             }
-            if updated && empty && remaining >= 1000 && self.prev_qdelay == 0 {
+            if updated && empty && remaining >= 1000 && self.prev_qdelay == SimDuration::ZERO {
                 // Empty, so every update still due subtracts alpha x target: p' falls linearly
                 // to 0, taken in one step (only for long waits: rounding differs from the steps).
-                let fall = self.p.alpha * s(self.p.target.0);
+                let fall = self.p.alpha * secs(self.p.target.sim());
                 let steps = if fall > 0.0 { (self.prob / fall).ceil().min(remaining as f64) as u64 } else { remaining };
                 self.prob = (self.prob - steps as f64 * fall).max(0.0);
-                due += steps * tupdate;
+                due += tupdate.saturating_mul(steps);
                 continue;
             }
             updated = true;
@@ -333,7 +348,7 @@ impl DualPi2 {
 
 impl QueueDisc for DualPi2 {
     fn enqueue(&mut self, pkt: PacketId, cx: &mut QdiscCtx) -> Verdict {
-        self.catch_up(cx.now.ns());
+        self.catch_up(cx.now);
         let size = cx.pkts[pkt].size;
         if self.p.limit.overflows(self.len(), self.bytes(), size) {
             return Verdict::Dropped(DropReason::Overflow);
@@ -347,7 +362,7 @@ impl QueueDisc for DualPi2 {
     }
 
     fn dequeue(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
-        self.catch_up(cx.now.ns());
+        self.catch_up(cx.now);
         let k = self.p.coupling_factor;
         let overload = k * self.prob > 1.0;
         let (wc, wl) = self.weights();
@@ -390,7 +405,7 @@ impl QueueDisc for DualPi2 {
             }
             if act && cx.rng.chance(k * self.prob) {
                 cx.mark(pkt, DropReason::DualPi2);
-            } else if cx.now.saturating_since(enqueued).ns() >= self.p.step_thresh.0
+            } else if cx.now.saturating_since(enqueued) >= self.p.step_thresh.sim()
                 && self.l.len() + 1 >= self.p.min_qlen_step as usize
             {
                 cx.mark(pkt, DropReason::Step);
@@ -415,7 +430,7 @@ impl QueueDisc for DualPi2 {
         out.push(("prob", self.prob));
         out.push(("p_c", self.prob * self.prob));
         out.push(("p_cl", (self.p.coupling_factor * self.prob).min(1.0)));
-        out.push(("qdelay_s", self.prev_qdelay as f64 / NS_PER_S as f64));
+        out.push(("qdelay_s", secs(self.prev_qdelay)));
         out.push(("l_len", self.l.len() as f64));
         out.push(("c_len", self.c.len() as f64));
     }
@@ -510,7 +525,7 @@ mod tests {
     fn at_prob(text: &str, prob: f64, packet_flags: u8, n: usize) -> (usize, usize) {
         let mut h = harness(text);
         // The controller only runs on the clock, which stays at 0; hold p' where the test sets it.
-        h.q.next_update = Some(u64::MAX);
+        h.q.next_update = Some(SimTime(u64::MAX));
         h.q.prob = prob;
         for _ in 0..n {
             while h.q.len() < 10 {
@@ -590,7 +605,7 @@ mod tests {
         let mut h = harness("");
         h.offer(0, 1000);
         h.offer(0, 1000);
-        h.q.next_update = Some(u64::MAX);
+        h.q.next_update = Some(SimTime(u64::MAX));
         h.q.prob = 1.0;
         assert!(h.serve().is_some());
         assert!(h.serve().is_some());
@@ -602,7 +617,7 @@ mod tests {
         // Both queues backlogged with 1000-byte packets: C is served 10% of the time.
         for (protection, want) in [(10u32, 0.10), (30, 0.30), (50, 0.50)] {
             let mut h = harness(&format!("classic_protection = {protection}"));
-            h.q.next_update = Some(u64::MAX);
+            h.q.next_update = Some(SimTime(u64::MAX));
             let mut c_served = 0;
             for _ in 0..5000 {
                 h.offer_flags(0, 1000, ECT1);
