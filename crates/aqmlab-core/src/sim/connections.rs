@@ -73,7 +73,7 @@ impl Simulation {
     /// sender and a receiver of the workload's TCP settings, its record; it starts at once.
     pub(super) fn open_connection(
         &mut self,
-        now: u64,
+        now: SimTime,
         flow: u32,
         req: crate::agent::ConnectionReq,
     ) -> Result<(), SimError> {
@@ -101,18 +101,15 @@ impl Simulation {
                 .collect()
         };
         let ideal_ns = spec.params.kind().ideal_fct_ns(&hops(&pair.fwd), &hops(&pair.rev), req.bytes);
-        let (sender, receiver) = spec
-            .params
-            .kind()
-            .connection(ids, SimTime(now), req.bytes)
-            .expect("a flow that asks for connections opens them");
+        let (sender, receiver) =
+            spec.params.kind().connection(ids, now, req.bytes).expect("a flow that asks for connections opens them");
         let row = self.fct.len() as u32;
         self.fct.push(FctRecord {
             workload: flow,
             src: pair.src,
             dst: pair.dst,
             bytes: req.bytes,
-            start: now,
+            start: now.ns(),
             finish: None,
             ideal_ns,
             retransmits: 0,
@@ -125,7 +122,7 @@ impl Simulation {
         let agent = AgentId::sender(flow_id);
         self.agents[agent.index()] = sender;
         self.agents[AgentId::receiver(flow_id).index()] = receiver;
-        self.agents[agent.index()].inner_mut().start(SimTime(now), &mut self.out);
+        self.agents[agent.index()].inner_mut().start(now, &mut self.out);
         self.flush_outbox(now, agent)
     }
 

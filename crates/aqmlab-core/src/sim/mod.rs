@@ -91,11 +91,11 @@ struct LinkRt {
     /// processing in the run, a discipline that never aborts a transmission.
     direct_capable: bool,
     /// When the queue-length integrals were last brought up to date.
-    last_change: u64,
-    tx_start: u64,
+    last_change: SimTime,
+    tx_start: SimTime,
     /// When the current transmission ends, and the sequence number its TxDone takes among the
     /// events of that nanosecond (reserved as it starts: [`Scheduler::reserve`]).
-    tx_end: u64,
+    tx_end: SimTime,
     tx_seq: u64,
     /// What the line does to a packet the queue released: its transmission time, loss and
     /// propagation delay ([`crate::link`]).
@@ -106,14 +106,14 @@ struct LinkRt {
     /// Time integrals of the discipline's gauges (links in `[trace] links` only).
     gauge_avg: Option<GaugeAverage>,
     /// When a wake-up is pending for a discipline that holds packets back (a shaper).
-    wake_at: Option<u64>,
+    wake_at: Option<SimTime>,
 }
 
 impl LinkRt {
     /// The end (time, sequence number) of a transmission whose TxDone is not in the event queue
     /// (a direct one nothing has waited behind): what `finish_tx_if_over` catches up with.
     #[inline]
-    fn unqueued_end(&self) -> Option<(u64, u64)> {
+    fn unqueued_end(&self) -> Option<(SimTime, u64)> {
         (self.tx.is_some() && !self.tx_end_queued).then_some((self.tx_end, self.tx_seq))
     }
 }
@@ -129,7 +129,7 @@ struct FlowRt {
     counts: FlowCounters,
     /// Over the window.
     app_delays: AppDelays,
-    completed_at: Option<u64>,
+    completed_at: Option<SimTime>,
 }
 
 /// The links' and flows' whole-run counts as the clock reached the warmup.
@@ -170,8 +170,8 @@ pub struct Simulation {
     victims: Vec<(PacketId, DropReason)>,
     /// Packets a discipline marked other than as an arrival's verdict (CoDel at dequeue).
     marks: Vec<(PacketId, DropReason)>,
-    measure_from: u64,
-    end: u64,
+    measure_from: SimTime,
+    end: SimTime,
     started: std::time::Instant,
     /// Wall time spent handling events (in `run_for`), apart from building and reporting.
     loop_wall: std::time::Duration,
@@ -228,7 +228,7 @@ impl Simulation {
 
     /// Whether the run has reached its end.
     pub fn finished(&self) -> bool {
-        self.sched.next_time().is_none_or(|t| t.ns() >= self.end)
+        self.sched.next_time().is_none_or(|t| t >= self.end)
     }
 
     /// Run to the end.
@@ -257,7 +257,7 @@ impl Simulation {
     }
 
     fn handle_events(&mut self, limit: u64, budget: u64) -> Result<(), SimError> {
-        let stop = SimTime(limit.min(self.end));
+        let stop = SimTime(limit).min(self.end);
         let max_events = self.sc.max_events.unwrap_or(u64::MAX);
         let last = self.events.saturating_add(budget);
         while let Some(t) = self.sched.peek_time() {
@@ -292,9 +292,9 @@ impl Simulation {
                     )));
                 }
             }
-            if t.ns() >= self.measure_from && self.window.waiting() {
+            if t >= self.measure_from && self.window.waiting() {
                 // Transmissions that ended before the first event of the window count before it.
-                self.finish_txs_before(t.ns());
+                self.finish_txs_before(t);
                 self.start_window();
             }
             // Between events, where the invariants are defined (an event in hand is in neither
@@ -303,9 +303,7 @@ impl Simulation {
             if self.events % 65_536 == 65_535 {
                 self.assert_invariants();
             }
-            let (at, ev) = self.sched.pop().expect("peeked");
-            // Disciplines and statistics take time as nanoseconds (agents take `at`).
-            let now = at.ns();
+            let (now, ev) = self.sched.pop().expect("peeked");
             self.events += 1;
             self.work += 1;
             match ev {
@@ -317,12 +315,12 @@ impl Simulation {
                 Event::Arrive { link, pkt } => self.arrive(now, link, pkt)?,
                 Event::Timer { agent, kind, gen, epoch } => {
                     if self.epoch_of(agent) == epoch {
-                        self.agents[agent.index()].inner_mut().on_timer(at, kind, gen, &mut self.out);
+                        self.agents[agent.index()].inner_mut().on_timer(now, kind, gen, &mut self.out);
                         self.flush_outbox(now, agent)?;
                     }
                 }
                 Event::Start { agent } => {
-                    self.agents[agent.index()].inner_mut().start(at, &mut self.out);
+                    self.agents[agent.index()].inner_mut().start(now, &mut self.out);
                     self.flush_outbox(now, agent)?;
                 }
                 Event::Wake { link } => {
@@ -342,7 +340,7 @@ impl Simulation {
                     }
                     self.sample(now);
                     if let Some(iv) = self.sc.trace.interval {
-                        self.sched.at(at + SimDuration(iv), Event::Sample);
+                        self.sched.at(now + SimDuration(iv), Event::Sample);
                     }
                 }
             }
@@ -382,7 +380,7 @@ impl Simulation {
 
     /// Results of the run so far (normally called once finished).
     pub fn results(&mut self) -> Results {
-        let end = self.sched.now().ns().max(self.end.min(self.sched.next_time().map_or(self.end, SimTime::ns)));
+        let end = self.sched.now().max(self.end.min(self.sched.next_time().unwrap_or(self.end)));
         let end = if self.finished() {
             // Every event before the end ran: so did the end of every transmission before it.
             self.finish_txs_before(self.end);
@@ -394,11 +392,11 @@ impl Simulation {
         for l in &mut self.links {
             Self::touch(l, end, self.measure_from, self.end);
             if l.tx.is_some() {
-                l.integrals.busy_ns += overlap(l.tx_start, end, self.measure_from, self.end);
+                l.integrals.busy_ns += overlap(l.tx_start, end, self.measure_from, self.end).ns();
                 l.tx_start = end;
             }
         }
-        results::build(self, end, self.series.finish(&self.sc))
+        results::build(self, end.ns(), self.series.finish(&self.sc))
     }
 
     /// The clock has reached the warmup: later events count in the window.
@@ -416,7 +414,7 @@ impl Simulation {
     }
 
     /// The `max_packets` guard tripped: say where the packets are.
-    fn too_many_packets(&mut self, now: u64) -> SimError {
+    fn too_many_packets(&mut self, now: SimTime) -> SimError {
         self.finish_txs_that_would_have_run();
         let link = invariants::fullest_link(self)
             .map(|(l, q, w)| {
@@ -435,14 +433,14 @@ impl Simulation {
             .unwrap_or_default();
         SimError(format!(
             "stopped at {:.3} s: more than {} packets alive at once (simulation.max_packets){link}{flow}; a window or a bandwidth-delay product this large needs more memory than it is worth",
-            now as f64 * 1e-9,
+            now.ns() as f64 * 1e-9,
             self.sc.max_packets
         ))
     }
 
-    fn sample(&mut self, now: u64) {
+    fn sample(&mut self, now: SimTime) {
         let mut series = std::mem::take(&mut self.series);
-        series.record(self, now);
+        series.record(self, now.ns());
         self.series = series;
     }
 }

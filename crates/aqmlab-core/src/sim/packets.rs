@@ -15,7 +15,7 @@ use crate::stats::{overlap, DropPlace};
 use crate::units::{SimDuration, SimTime};
 
 impl Simulation {
-    pub(super) fn trace(&mut self, now: u64, link: LinkId, event: PacketEvent, id: PacketId) {
+    pub(super) fn trace(&mut self, now: SimTime, link: LinkId, event: PacketEvent, id: PacketId) {
         if self.tracer.is_some() {
             let packet_flow = FlowId(self.pkts[id].flow);
             let flow = self.owner_of(packet_flow);
@@ -25,15 +25,15 @@ impl Simulation {
             });
             let qlen = self.links[link.index()].q.len();
             if let Some(t) = &mut self.tracer {
-                t.record(now, link.0, event, &self.pkts[id], flow, connection, qlen);
+                t.record(now.ns(), link.0, event, &self.pkts[id], flow, connection, qlen);
             }
         }
     }
 
     /// Add the time since the last change to the queue-length (and traced gauge) integrals.
     #[inline]
-    pub(super) fn touch(l: &mut LinkRt, now: u64, lo: u64, hi: u64) {
-        let dt = overlap(l.last_change, now, lo, hi);
+    pub(super) fn touch(l: &mut LinkRt, now: SimTime, lo: SimTime, hi: SimTime) {
+        let dt = overlap(l.last_change, now, lo, hi).ns();
         if dt > 0 {
             l.integrals.area_pkts += l.q.len() as u128 * dt as u128;
             l.integrals.area_bytes += l.q.bytes() as u128 * dt as u128;
@@ -44,7 +44,7 @@ impl Simulation {
         l.last_change = l.last_change.max(now);
     }
 
-    pub(super) fn flush_outbox(&mut self, now: u64, agent: AgentId) -> Result<(), SimError> {
+    pub(super) fn flush_outbox(&mut self, now: SimTime, agent: AgentId) -> Result<(), SimError> {
         let flow_id = agent.flow();
         let flow = self.owner_of(flow_id);
         let is_sender = agent.is_sender();
@@ -61,7 +61,7 @@ impl Simulation {
         // more cache line out of reach for every packet a timer sends.
         if !out.rtt_samples.is_empty() && now >= self.measure_from {
             if let Some(log) = self.rtt_log[flow].as_mut() {
-                log.extend(out.rtt_samples.iter().map(|&r| (now, r.ns())));
+                log.extend(out.rtt_samples.iter().map(|&r| (now.ns(), r.ns())));
             }
         }
         if now >= self.measure_from {
@@ -74,7 +74,7 @@ impl Simulation {
             f.completed_at = Some(now);
         }
         for t in out.timers.drain(..) {
-            self.sched.at(t.at.max(SimTime(now)), Event::Timer { agent, kind: t.kind, gen: t.gen, epoch });
+            self.sched.at(t.at.max(now), Event::Timer { agent, kind: t.kind, gen: t.gen, epoch });
         }
         let timeouts = out.timeouts;
         let packets = std::mem::take(&mut out.packets);
@@ -90,7 +90,7 @@ impl Simulation {
             if self.pkts.live() as u64 >= self.sc.max_packets {
                 return Err(self.too_many_packets(now));
             }
-            p.sent_at = SimTime(now);
+            p.sent_at = now;
             p.qdelay = SimDuration::ZERO;
             debug_assert_eq!(is_sender, p.kind == PacketKind::Data, "senders send data, receivers ACKs");
             let base = if is_sender { fwd } else { rev };
@@ -110,7 +110,7 @@ impl Simulation {
             r.retransmits += retransmits;
             r.timeouts += timeouts;
             if completed && is_sender && r.finish.is_none() {
-                r.finish = Some(now);
+                r.finish = Some(now.ns());
                 self.conns[(flow_id.0 - self.n_flows) as usize].done = true;
             }
             self.settle(flow_id);
@@ -130,19 +130,19 @@ impl Simulation {
     }
 
     /// Packet `id` joins the queue of `link_id`, the hop of its path it is at (`Packet::at`).
-    pub(super) fn enqueue(&mut self, now: u64, link_id: LinkId, id: PacketId) -> Result<(), SimError> {
+    pub(super) fn enqueue(&mut self, now: SimTime, link_id: LinkId, id: PacketId) -> Result<(), SimError> {
         self.finish_tx_if_over(link_id);
         let (lo, hi) = (self.measure_from, self.end);
         let l = &mut self.links[link_id.index()];
         Self::touch(l, now, lo, hi);
         let size = self.pkts[id].size;
         let hop_idx = self.pkts[id].at as usize;
-        self.pkts[id].enq_at = SimTime(now);
+        self.pkts[id].enq_at = now;
         l.counts.offer(size);
         let full = l.q.is_full(size);
         self.hops.arrival(hop_idx, full);
         let mut cx = QdiscCtx {
-            now: SimTime(now),
+            now,
             rng: &mut l.rng,
             pkts: &mut self.pkts,
             victims: &mut self.victims,
@@ -181,7 +181,7 @@ impl Simulation {
                 "link '{}': queue grew past {} packets (simulation.max_queue_pkts) at {:.3} s{main}; the offered load exceeds the link and {buffer}: give a smaller limit, or raise max_queue_pkts",
                 self.sc.links[link_id.index()].name,
                 self.sc.max_queue_pkts,
-                now as f64 * 1e-9
+                now.ns() as f64 * 1e-9
             )));
         }
         if !busy {
@@ -192,14 +192,14 @@ impl Simulation {
             if !l.tx_end_queued && !l.q.is_empty() {
                 l.tx_end_queued = true;
                 let done = Event::TxDone { link: link_id, gen: l.tx_gen };
-                self.sched.at_reserved(SimTime(l.tx_end), l.tx_seq, done);
+                self.sched.at_reserved(l.tx_end, l.tx_seq, done);
             }
         }
         Ok(())
     }
 
     /// Account for a packet the discipline at `link_id` marked (set CE on) for `reason`.
-    pub(super) fn mark_packet(&mut self, now: u64, link_id: LinkId, id: PacketId, reason: DropReason) {
+    pub(super) fn mark_packet(&mut self, now: SimTime, link_id: LinkId, id: PacketId, reason: DropReason) {
         self.trace(now, link_id, PacketEvent::Mark(reason), id);
         let p = self.pkts[id];
         self.hops.mark(p.at as usize);
@@ -213,20 +213,20 @@ impl Simulation {
     }
 
     /// The marks a discipline reported in `cx.marks` (at dequeue, or on queued packets).
-    pub(super) fn mark_others(&mut self, now: u64, link_id: LinkId) {
+    pub(super) fn mark_others(&mut self, now: SimTime, link_id: LinkId) {
         while let Some((id, reason)) = self.marks.pop() {
             self.mark_packet(now, link_id, id, reason);
         }
     }
 
-    pub(super) fn drop_victims(&mut self, now: u64, link_id: LinkId) {
+    pub(super) fn drop_victims(&mut self, now: SimTime, link_id: LinkId) {
         while let Some((victim, reason)) = self.victims.pop() {
             let l = &mut self.links[link_id.index()];
             if l.tx == Some(victim) {
                 // Dropped in service: abort the transmission; the line is free from now.
                 l.tx = None;
                 l.tx_gen = l.tx_gen.wrapping_add(1);
-                l.integrals.busy_ns += overlap(l.tx_start, now, self.measure_from, self.end);
+                l.integrals.busy_ns += overlap(l.tx_start, now, self.measure_from, self.end).ns();
                 self.drop_packet(now, link_id, victim, reason, DropPlace::InService);
                 self.start_tx(now, link_id);
             } else {
@@ -238,7 +238,7 @@ impl Simulation {
     /// Account for and free a packet dropped at `link_id`, from where it was.
     pub(super) fn drop_packet(
         &mut self,
-        now: u64,
+        now: SimTime,
         link_id: LinkId,
         id: PacketId,
         reason: DropReason,
@@ -261,13 +261,13 @@ impl Simulation {
     }
 
     /// Give the idle transmitter of `link_id` its next packet, if any.
-    pub(super) fn start_tx(&mut self, now: u64, link_id: LinkId) {
+    pub(super) fn start_tx(&mut self, now: SimTime, link_id: LinkId) {
         let (lo, hi) = (self.measure_from, self.end);
         let l = &mut self.links[link_id.index()];
         debug_assert!(l.tx.is_none());
         Self::touch(l, now, lo, hi);
         let mut cx = QdiscCtx {
-            now: SimTime(now),
+            now,
             rng: &mut l.rng,
             pkts: &mut self.pkts,
             victims: &mut self.victims,
@@ -277,13 +277,13 @@ impl Simulation {
         let next = l.q.dequeue(&mut cx);
         if next.is_none() {
             // A shaper holding its next packet back: wake the link when it may go.
-            if let Some(at) = l.q.ready_at().map(SimTime::ns) {
+            if let Some(at) = l.q.ready_at() {
                 if l.wake_at != Some(at) {
                     l.wake_at = Some(at);
                     // (Never when a direct transmission's end is caught up with later: its
                     // link's queue stayed empty, and an empty shaper holds nothing back.)
-                    debug_assert_eq!(now, self.sched.now().ns(), "a wake-up scheduled from the past");
-                    self.sched.at(SimTime(at.max(now)), Event::Wake { link: link_id });
+                    debug_assert_eq!(now, self.sched.now(), "a wake-up scheduled from the past");
+                    self.sched.at(at.max(now), Event::Wake { link: link_id });
                 }
             }
         }
@@ -291,7 +291,7 @@ impl Simulation {
         self.drop_victims(now, link_id);
         let Some(id) = next else { return };
         let p = &mut self.pkts[id];
-        let wait = SimTime(now) - p.enq_at;
+        let wait = now - p.enq_at;
         p.qdelay += wait;
         let wait = wait.ns();
         let size = p.size;
@@ -302,8 +302,8 @@ impl Simulation {
         l.counts.transmit(size, wait);
         l.tx = Some(id);
         l.tx_start = now;
-        let done = l.line.transmission_end(SimTime(now), size);
-        l.tx_end = done.ns();
+        let done = l.line.transmission_end(now, size);
+        l.tx_end = done;
         l.tx_seq = self.sched.reserve();
         // Direct: the far end's arrival is scheduled now, and the transmission's end becomes an
         // event only if a packet waits for the line (at once when one does already, else when
@@ -326,7 +326,7 @@ impl Simulation {
     #[inline]
     pub(super) fn finish_tx_if_over(&mut self, link_id: LinkId) {
         if let Some((end, seq)) = self.links[link_id.index()].unqueued_end() {
-            if self.sched.would_have_run(SimTime(end), seq) {
+            if self.sched.would_have_run(end, seq) {
                 self.tx_done(end, link_id);
             }
         }
@@ -341,7 +341,7 @@ impl Simulation {
 
     /// Finish every direct transmission that ended before `time`: for readers of every link at
     /// once (the window's start, the results).
-    pub(super) fn finish_txs_before(&mut self, time: u64) {
+    pub(super) fn finish_txs_before(&mut self, time: SimTime) {
         for li in 0..self.links.len() {
             if let Some((end, _)) = self.links[li].unqueued_end().filter(|&(end, _)| end < time) {
                 self.tx_done(end, LinkId(li as u32));
@@ -349,12 +349,12 @@ impl Simulation {
         }
     }
 
-    pub(super) fn tx_done(&mut self, now: u64, link_id: LinkId) {
+    pub(super) fn tx_done(&mut self, now: SimTime, link_id: LinkId) {
         let (lo, hi) = (self.measure_from, self.end);
         let l = &mut self.links[link_id.index()];
         let id = l.tx.take().expect("a transmission was in progress");
         l.tx_end_queued = false;
-        l.integrals.busy_ns += overlap(l.tx_start, now, lo, hi);
+        l.integrals.busy_ns += overlap(l.tx_start, now, lo, hi).ns();
         let size = self.pkts[id].size;
         if std::mem::take(&mut l.tx_direct) {
             // Its arrival is scheduled already.
@@ -363,7 +363,7 @@ impl Simulation {
             self.drop_packet(now, link_id, id, DropReason::LinkLoss, DropPlace::OnWire);
         } else {
             l.counts.propagate(size);
-            let mut at = l.line.far_end_at(SimTime(now));
+            let mut at = l.line.far_end_at(now);
             if self.processing.is_some() {
                 at = self.processed_at(at, id);
             }
@@ -384,7 +384,7 @@ impl Simulation {
         pr.admitted_at(LinkId(self.paths[hop + 1]), reach)
     }
 
-    pub(super) fn arrive(&mut self, now: u64, link_id: LinkId, id: PacketId) -> Result<(), SimError> {
+    pub(super) fn arrive(&mut self, now: SimTime, link_id: LinkId, id: PacketId) -> Result<(), SimError> {
         if self.links[link_id.index()].tx == Some(id) {
             // A direct transmission nothing looked at since: it ended before its arrival.
             debug_assert!(!self.links[link_id.index()].tx_end_queued);
@@ -401,7 +401,7 @@ impl Simulation {
         self.pkts.free(id);
         let flow_id = FlowId(p.flow);
         let flow = self.owner_of(flow_id);
-        self.flows[flow].counts.deliver(p.kind, p.size, (SimTime(now) - p.sent_at).ns(), p.qdelay.ns());
+        self.flows[flow].counts.deliver(p.kind, p.size, (now - p.sent_at).ns(), p.qdelay.ns());
         let agent = if p.kind == PacketKind::Data { AgentId::receiver(flow_id) } else { AgentId::sender(flow_id) };
         if let Some(c) = self.conn_mut(flow_id) {
             c.alive -= 1;
@@ -411,7 +411,7 @@ impl Simulation {
                 return Ok(());
             }
         }
-        self.agents[agent.index()].inner_mut().on_packet(SimTime(now), &p, &mut self.out);
+        self.agents[agent.index()].inner_mut().on_packet(now, &p, &mut self.out);
         self.flush_outbox(now, agent)
     }
 }

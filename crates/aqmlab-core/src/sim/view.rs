@@ -42,10 +42,10 @@ impl SimView for Simulation {
         self.events
     }
     fn measure_from(&self) -> u64 {
-        self.measure_from
+        self.measure_from.ns()
     }
     fn end(&self) -> u64 {
-        self.end
+        self.end.ns()
     }
     fn wall_s(&self) -> f64 {
         self.started.elapsed().as_secs_f64()
@@ -95,7 +95,7 @@ impl SimView for Simulation {
         &self.flows[flow].app_delays
     }
     fn completed_at(&self, flow: usize) -> Option<u64> {
-        self.flows[flow].completed_at
+        self.flows[flow].completed_at.map(SimTime::ns)
     }
     fn sender_gauges(&self, flow: usize, out: &mut Vec<(&'static str, f64)>) {
         self.agents[AgentId::sender(FlowId(flow as u32)).index()].inner().gauges(out)

@@ -20,6 +20,7 @@ pub mod hops;
 
 use crate::packet::PacketKind;
 use crate::qdisc::{DropReason, PerReason};
+use crate::units::{SimDuration, SimTime};
 
 /// Packets and bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -48,8 +49,8 @@ fn per_reason_minus(a: &PerReason, b: &PerReason) -> PerReason {
 
 /// Length of the overlap of [a, b) with [lo, hi).
 #[inline]
-pub fn overlap(a: u64, b: u64, lo: u64, hi: u64) -> u64 {
-    b.min(hi).saturating_sub(a.max(lo))
+pub fn overlap(a: SimTime, b: SimTime, lo: SimTime, hi: SimTime) -> SimDuration {
+    b.min(hi).saturating_since(a.max(lo))
 }
 
 /// One link direction's counts, whole run. In declaration order (`repr(C)`): those every packet
@@ -356,9 +357,10 @@ mod tests {
 
     #[test]
     fn overlap_clips_to_the_window() {
-        assert_eq!(overlap(0, 10, 5, 20), 5);
-        assert_eq!(overlap(6, 8, 5, 20), 2);
-        assert_eq!(overlap(0, 4, 5, 20), 0);
-        assert_eq!(overlap(18, 30, 5, 20), 2);
+        let clipped = |a, b, lo, hi| overlap(SimTime(a), SimTime(b), SimTime(lo), SimTime(hi)).ns();
+        assert_eq!(clipped(0, 10, 5, 20), 5);
+        assert_eq!(clipped(6, 8, 5, 20), 2);
+        assert_eq!(clipped(0, 4, 5, 20), 0);
+        assert_eq!(clipped(18, 30, 5, 20), 2);
     }
 }
