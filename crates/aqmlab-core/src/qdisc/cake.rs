@@ -214,6 +214,14 @@ pub fn set_associative(tags: &[Option<u64>], free: impl Fn(usize) -> bool, key: 
 }
 
 /// Where a queue is in DRR++ (Linux's CAKE_SET_*).
+/// The DRR++ list a queue is served from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DrrList {
+    New,
+    Old,
+    Decaying,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FlowSet {
     None,
@@ -304,6 +312,14 @@ impl Cake {
         }
     }
 
+    fn list_mut(&mut self, list: DrrList) -> &mut VecDeque<usize> {
+        match list {
+            DrrList::New => &mut self.new_list,
+            DrrList::Old => &mut self.old_list,
+            DrrList::Decaying => &mut self.decaying_list,
+        }
+    }
+
     /// DRR++ over the lists and COBALT per queue: the next packet, the shaper aside.
     fn dequeue_unshaped(&mut self, cx: &mut QdiscCtx) -> Option<PacketId> {
         loop {
@@ -311,11 +327,11 @@ impl Cake {
                 return None;
             }
             let (list, idx) = if let Some(&i) = self.new_list.front() {
-                (0, i)
+                (DrrList::New, i)
             } else if let Some(&i) = self.old_list.front() {
-                (1, i)
+                (DrrList::Old, i)
             } else if let Some(&i) = self.decaying_list.front() {
-                (2, i)
+                (DrrList::Decaying, i)
             } else {
                 return None;
             };
@@ -333,11 +349,7 @@ impl Cake {
                     }
                 }
                 self.queues[idx].deficit += self.flow_quantum(idx);
-                match list {
-                    0 => self.new_list.pop_front(),
-                    1 => self.old_list.pop_front(),
-                    _ => self.decaying_list.pop_front(),
-                };
+                self.list_mut(list).pop_front();
                 self.old_list.push_back(idx);
                 continue;
             }
@@ -364,11 +376,7 @@ impl Cake {
                 q.cvars.queue_empty(&self.cobalt, cx.now);
                 let resting = q.cvars.p_drop == 0.0 && q.cvars.count == 0 && cx.now >= q.cvars.drop_next;
                 let was = q.set;
-                match list {
-                    0 => self.new_list.pop_front(),
-                    1 => self.old_list.pop_front(),
-                    _ => self.decaying_list.pop_front(),
-                };
+                self.list_mut(list).pop_front();
                 match was {
                     FlowSet::Sparse | FlowSet::SparseWait => self.sparse -= 1,
                     FlowSet::Bulk => {

@@ -100,7 +100,7 @@ pub(super) fn byte_limit(t: &Table, at: &Origin, path: &str) -> Option<(u64, Ori
         Ok(Limit::Bytes(b)) => {
             Some((b, if node.at == Origin::Default { at.clone() } else { node.at.clone() }, format!("{path}.limit")))
         }
-        _ => None,
+        Ok(Limit::Packets(_) | Limit::Unbounded) | Err(_) => None,
     }
 }
 
