@@ -1,32 +1,36 @@
 //! aqmlab-core: a packet-level simulator of congested gateways.
 //!
-//! Layers, bottom up:
-//! - [`units`], [`ids`], [`rng`]: integer time (ns; typed as [`units::SimTime`] where the event
-//!   queue, the link model, the agent contract and the disciplines' context meet it), rates
-//!   (bit/s), sizes (bytes); typed link, flow and agent ids; per-component random streams
+//! Layers, bottom up (each module imports only the layers before it, so there is no import
+//! circle; `tests/core/shape.rs` checks every import outside tests against this order):
+//! - [`suggest`], [`columns`]: leaves: "did you mean" suggestions for messages; rows of
+//!   records turned into typed columns (how results cross the binding);
+//! - [`units`], [`ids`], [`rng`]: integer time (ns; typed as [`units::SimTime`] and
+//!   [`units::SimDuration`] wherever time is kept, the statistics' sums and the results aside),
+//!   rates (bit/s), sizes (bytes); typed link, flow and agent ids; per-component random streams
 //!   derived from (seed, name);
-//! - [`sched`]: the event queue (a radix heap), ordered by (time, insertion sequence);
 //! - [`packet`]: packets as small records in an arena;
+//! - [`agent`]: the contract between the event loop and a flow's endpoints;
+//! - [`sched`]: the event queue (a radix heap), ordered by (time, insertion sequence);
+//! - [`conf`]: reading a scenario's fields, with file/line/field messages;
 //! - [`qdisc`]: queue disciplines, one per file, behind one contract;
-//! - [`agent`]: the contract between the event loop and a flow's endpoints (a leaf);
 //! - [`tcp`]: the TCP family (sender, receiver, congestion controls, data sources);
 //! - [`app`]: the flow kinds, one file each, and their registry;
 //! - [`link`]: the link model, what a link direction does to a packet between its queue and the
 //!   far end (transmission time at a rate, a schedule or a trace; loss; propagation delay;
 //!   routers' processing time);
-//! - [`conf`], [`scenario`]: scenario files, validated with file/line/field messages;
+//! - [`series_columns`], [`result_columns`]: what each output column measures;
+//! - [`scenario`]: scenario files, validated, one reader per section;
+//! - [`fair_share`], [`packet_trace`]: the max-min fair shares of a scenario's flows
+//!   (progressive filling); pcap files and the packet log;
 //! - [`stats`]: the one accounting layer: whole-run counts, the window by snapshot, hop
 //!   counters, gauge averages;
 //! - [`view`]: the read-only view of a simulation that results and invariants read;
 //! - [`results`], [`invariants`]: the results document and time series, and the checks of the
-//!   counts, both functions over a [`view::SimView`]; [`columns`] turns its rows into columns;
-//! - [`fair_share`]: the max-min fair shares of a scenario's flows (progressive filling);
+//!   counts, both functions over a [`view::SimView`];
 //! - [`sim`]: the event loop, building a run, a packet's life and its counts; it implements the
-//!   view.
+//!   view (sim uses results and invariants, which use the view, which uses stats).
 //!
-//! Imports go down this list and never back up (sim uses results and invariants, which use the
-//! view, which uses stats). Nothing here knows about Python; the binding crate converts at the
-//! edge.
+//! Nothing here knows about Python; the binding crate converts at the edge.
 
 pub mod agent;
 pub mod app;

@@ -27,7 +27,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::app::Transport;
+use crate::app::{Transport, Wire};
 use crate::packet::{flags, Packet, PacketKind};
 use crate::qdisc::DropReason;
 use crate::scenario::Scenario;
@@ -55,25 +55,6 @@ pub fn node_address(n: u32) -> [u8; 4] {
 /// The source port of flow `f`'s data (its ACKs use it as destination).
 pub fn flow_port(f: u32) -> u16 {
     10_000 + (f % 55_536) as u16
-}
-
-/// How one flow's packets look on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Wire {
-    pub transport: Transport,
-    /// Bytes of a data packet that are headers in the simulation (a TCP flow's `header`): the
-    /// rest is data, and the capture's TCP payload.
-    pub header: u32,
-    /// The flow is ECN-capable (its SYN and SYN-ACK negotiate ECN, RFC 3168 section 6.1.1).
-    pub ecn: bool,
-    /// A finite transfer's data bytes (a workload's connections have their own).
-    pub bytes: Option<u64>,
-    /// The flow uses SACK: its SYN and SYN-ACK carry SACK-permitted (RFC 2018 section 2).
-    pub sack: bool,
-}
-
-impl Wire {
-    pub const UDP: Wire = Wire { transport: Transport::Udp, header: 0, ecn: false, bytes: None, sack: false };
 }
 
 /// One connection as a capture shows it: its port, and for a finite TCP transfer its length,

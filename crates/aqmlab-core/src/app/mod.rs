@@ -44,6 +44,26 @@ pub enum Transport {
     Icmp,
 }
 
+/// How one flow's packets look on the wire: what the packet tracer (`packet_trace`)
+/// needs to write their headers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wire {
+    pub transport: Transport,
+    /// Bytes of a data packet that are headers in the simulation (a TCP flow's `header`): the
+    /// rest is data, and the capture's TCP payload.
+    pub header: u32,
+    /// The flow is ECN-capable (its SYN and SYN-ACK negotiate ECN, RFC 3168 section 6.1.1).
+    pub ecn: bool,
+    /// A finite transfer's data bytes (a workload's connections have their own).
+    pub bytes: Option<u64>,
+    /// The flow uses SACK: its SYN and SYN-ACK carry SACK-permitted (RFC 2018 section 2).
+    pub sack: bool,
+}
+
+impl Wire {
+    pub const UDP: Wire = Wire { transport: Transport::Udp, header: 0, ecn: false, bytes: None, sack: false };
+}
+
 /// What the validated parameters of every flow kind answer.
 pub trait FlowKind {
     /// The sender and receiver agents of one flow; `pair_weights` are the weights of its
@@ -64,14 +84,8 @@ pub trait FlowKind {
     fn transport(&self) -> Transport;
     /// How its packets look in a capture: the transport, the bytes of a data packet that are
     /// headers, whether it negotiates ECN.
-    fn wire(&self) -> crate::packet_trace::Wire {
-        crate::packet_trace::Wire {
-            transport: self.transport(),
-            header: 0,
-            ecn: self.ecn_capable(),
-            bytes: None,
-            sack: false,
-        }
+    fn wire(&self) -> Wire {
+        Wire { transport: self.transport(), header: 0, ecn: self.ecn_capable(), bytes: None, sack: false }
     }
     /// The rate the flow would send at with the network to itself, bit/s (infinite for a greedy
     /// TCP): its demand in the max-min fair shares ([`crate::fair_share`]).
@@ -226,12 +240,6 @@ impl AnyAgent {
 
 /// How the packets of a TCP flow kind look on the wire (its `header`, ECN and SACK), with the
 /// transfer's length when it is finite.
-pub(crate) fn tcp_wire(common: &crate::tcp::Common, bytes: Option<u64>) -> crate::packet_trace::Wire {
-    crate::packet_trace::Wire {
-        transport: Transport::Tcp,
-        header: common.header,
-        ecn: common.ecn_capable(),
-        bytes,
-        sack: common.sack,
-    }
+pub(crate) fn tcp_wire(common: &crate::tcp::Common, bytes: Option<u64>) -> Wire {
+    Wire { transport: Transport::Tcp, header: common.header, ecn: common.ecn_capable(), bytes, sack: common.sack }
 }

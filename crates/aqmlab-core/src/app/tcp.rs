@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{AnyAgent, FlowKind, FlowKindMeta, Transport};
+use super::{AnyAgent, FlowKind, FlowKindMeta, Transport, Wire};
 use crate::agent::{FlowIds, Schedule};
 use crate::conf::{Bytes, Fields, Result};
 use crate::rng::SimRng;
@@ -57,7 +57,7 @@ impl FlowKind for Params {
     fn transport(&self) -> Transport {
         Transport::Tcp
     }
-    fn wire(&self) -> crate::packet_trace::Wire {
+    fn wire(&self) -> Wire {
         super::tcp_wire(&self.common, self.bytes)
     }
     fn ecn_capable(&self) -> bool {

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{AnyAgent, FlowKind, FlowKindMeta, Transport};
+use super::{AnyAgent, FlowKind, FlowKindMeta, Transport, Wire};
 use crate::agent::{FlowIds, Schedule};
 use crate::conf::{Duration, Fields, Result};
 use crate::rng::SimRng;
@@ -62,7 +62,7 @@ impl FlowKind for Params {
     fn transport(&self) -> Transport {
         Transport::Tcp
     }
-    fn wire(&self) -> crate::packet_trace::Wire {
+    fn wire(&self) -> Wire {
         super::tcp_wire(&self.common, None)
     }
     fn ecn_capable(&self) -> bool {

@@ -17,7 +17,7 @@
 use serde::Serialize;
 
 use super::cdf::SizeCdf;
-use super::{sink::Sink, AnyAgent, FlowKind, FlowKindMeta, Transport};
+use super::{sink::Sink, AnyAgent, FlowKind, FlowKindMeta, Transport, Wire};
 use crate::agent::{Agent, ConnectionReq, FlowIds, Outbox, Schedule, TimerKind, TimerReq};
 use crate::conf::{Bytes, Fields, Result};
 use crate::packet::Packet;
@@ -241,7 +241,7 @@ impl FlowKind for Params {
     fn transport(&self) -> Transport {
         Transport::Tcp
     }
-    fn wire(&self) -> crate::packet_trace::Wire {
+    fn wire(&self) -> Wire {
         super::tcp_wire(&self.common, None)
     }
     fn ecn_capable(&self) -> bool {
