@@ -160,7 +160,8 @@ def params_of(section: list[dict], name: str) -> list[dict]:
     return next(entry["params"] for entry in section if entry["name"] == name)
 
 
-# Keys a table needs before another can be judged (a shaper needs its rate, a workload its sizes).
+# Keys a table needs before another can be judged (a shaper needs its rate, a workload its sizes);
+# a flow kind whose keys all have defaults needs none.
 REQUIRED_QUEUE = {"tbf": {"rate": '"1Mbps"'}, "early_random_drop": {"threshold": "50", "drop_prob": "0.02"}}
 KIND_BASE = {
     "cbr": 'rate = "100kbps"',
@@ -213,7 +214,7 @@ def kind_cases() -> list[Case]:
         for param in entry["params"]:
             for value in hostile(param["unit"]):
                 base = "\n".join(
-                    line for line in KIND_BASE[kind].splitlines() if not line.startswith(param["name"] + " ")
+                    line for line in KIND_BASE.get(kind, "").splitlines() if not line.startswith(param["name"] + " ")
                 )
                 if kind == "workload" and param["name"] in ("load", "arrival_rate", "load_link"):
                     base = base.replace("arrival_rate = 100", "")

@@ -157,6 +157,7 @@ flow_kinds! {
     Telnet(telnet),
     Workload(workload),
     Ping(ping),
+    Burst(burst),
 }
 
 pub mod cdf;

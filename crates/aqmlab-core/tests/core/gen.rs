@@ -36,7 +36,7 @@ pub const DISCIPLINES: &[&str] = &[
     "tbf",
 ];
 /// Every flow kind and congestion control the generator uses.
-pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet", "workload", "ping"];
+pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet", "workload", "ping", "burst"];
 pub const CONGESTION_CONTROLS: &[&str] =
     &["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "dctcp", "bbr", "vegas", "decbit"];
 /// The congestion controls that take `ecn = true` (RFC 3168).
@@ -603,6 +603,15 @@ pub fn scenario(seed: u64) -> (String, Shape) {
             "ping" => {
                 let _ =
                     writeln!(t, "interval = \"{}us\"\nsize = {}", int(&mut rng, 1, 1_000_000), int(&mut rng, 28, 1500));
+            }
+            "burst" => {
+                let _ = writeln!(
+                    t,
+                    "packets = {}\ninterval = \"{}us\"\npacket_size = {}",
+                    int(&mut rng, 1, 50),
+                    int(&mut rng, 1_000, 1_000_000),
+                    packet_size(&mut rng)
+                );
             }
             "workload" => {
                 let cc = pick(&mut rng, CONGESTION_CONTROLS);
