@@ -11,6 +11,7 @@ use crate::stats::fct::FctRecord;
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::hops::HopCounters;
 use crate::stats::{AppDelays, FlowCounters, LinkCounters, LinkIntegrals};
+use crate::units::{SimDuration, SimTime};
 
 /// What a simulation shows between events. Links and flows are indexed as in the scenario.
 pub trait SimView {
@@ -64,7 +65,7 @@ pub trait SimView {
 
     /// A flow's round-trip samples in the window, (time, RTT) ns, if it keeps them (a probe, a
     /// traced flow).
-    fn rtt_samples(&self, flow: usize) -> Option<&[(u64, u64)]>;
+    fn rtt_samples(&self, flow: usize) -> Option<&[(SimTime, SimDuration)]>;
 
     /// The scenario flow a packet's flow id belongs to: itself, or for a connection of a
     /// workload (ids from the number of flows up) the workload.

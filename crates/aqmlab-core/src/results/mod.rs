@@ -295,7 +295,7 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
             let delivered = FlowCounters::data(&s.delivered);
             let app = sim.app_delays(i);
             let mut rtts: Vec<f64> =
-                sim.rtt_samples(i).unwrap_or_default().iter().map(|&(_, r)| r as f64 * 1e-9).collect();
+                sim.rtt_samples(i).unwrap_or_default().iter().map(|&(_, r)| r.ns() as f64 * 1e-9).collect();
             rtts.sort_by(f64::total_cmp);
             FlowResult {
                 name: spec.name.clone(),
@@ -435,8 +435,9 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
     let mut series = series;
     for (i, f) in sc.flows.iter().enumerate() {
         if let Some(samples) = sim.rtt_samples(i) {
-            let mut c = Columns { t_s: samples.iter().map(|&(t, _)| t as f64 * 1e-9).collect(), ..Columns::default() };
-            c.values.insert("rtt_s".into(), samples.iter().map(|&(_, r)| r as f64 * 1e-9).collect());
+            let mut c =
+                Columns { t_s: samples.iter().map(|&(t, _)| t.ns() as f64 * 1e-9).collect(), ..Columns::default() };
+            c.values.insert("rtt_s".into(), samples.iter().map(|&(_, r)| r.ns() as f64 * 1e-9).collect());
             series.rtt.insert(f.name.clone(), c);
         }
     }
@@ -479,16 +480,16 @@ fn workload_results(sim: &impl SimView, end: u64) -> (Vec<WorkloadResult>, Vec<C
             src: sc.nodes[r.src as usize].clone(),
             dst: sc.nodes[r.dst as usize].clone(),
             bytes: r.bytes,
-            start_s: s(r.start),
-            finish_s: r.finish.map(s),
-            fct_s: r.fct_ns().map(s),
+            start_s: s(r.start.ns()),
+            finish_s: r.finish.map(|t| s(t.ns())),
+            fct_s: r.fct().map(|d| s(d.ns())),
             ideal_fct_s: s(r.ideal_ns),
             slowdown: r.slowdown(),
             retransmits: r.retransmits,
             timeouts: r.timeouts,
             drops: r.drops,
             marks: r.marks,
-            in_window: r.start >= from && r.start < end,
+            in_window: (from..end).contains(&r.start.ns()),
         })
         .collect();
     let workloads = sc
@@ -500,7 +501,7 @@ fn workload_results(sim: &impl SimView, end: u64) -> (Vec<WorkloadResult>, Vec<C
             _ => None,
         })
         .map(|(i, w)| {
-            let mine = records.iter().filter(move |r| r.workload as usize == i && r.start >= from && r.start < end);
+            let mine = records.iter().filter(move |r| r.workload as usize == i && (from..end).contains(&r.start.ns()));
             let buckets = summarise(mine.clone(), &w.buckets);
             let all = buckets.last().expect("the summary ends with every size");
             WorkloadResult {

@@ -109,7 +109,7 @@ impl Simulation {
             src: pair.src,
             dst: pair.dst,
             bytes: req.bytes,
-            start: now.ns(),
+            start: now,
             finish: None,
             ideal_ns,
             retransmits: 0,

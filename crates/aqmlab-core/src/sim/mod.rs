@@ -190,8 +190,8 @@ pub struct Simulation {
     /// One record per connection ever opened, in order of opening.
     fct: Vec<FctRecord>,
     /// Per flow that keeps them (a probe, a traced flow): every round-trip sample in the
-    /// window, (time, RTT) in ns.
-    rtt_log: Vec<Option<Vec<(u64, u64)>>>,
+    /// window, (time, RTT).
+    rtt_log: Vec<Option<Vec<(SimTime, SimDuration)>>>,
 }
 
 impl Simulation {

@@ -33,10 +33,10 @@ impl Simulation {
     /// Add the time since the last change to the queue-length (and traced gauge) integrals.
     #[inline]
     pub(super) fn touch(l: &mut LinkRt, now: SimTime, lo: SimTime, hi: SimTime) {
-        let dt = overlap(l.last_change, now, lo, hi).ns();
-        if dt > 0 {
-            l.integrals.area_pkts += l.q.len() as u128 * dt as u128;
-            l.integrals.area_bytes += l.q.bytes() as u128 * dt as u128;
+        let dt = overlap(l.last_change, now, lo, hi);
+        if dt > SimDuration::ZERO {
+            l.integrals.area_pkts += l.q.len() as u128 * dt.ns() as u128;
+            l.integrals.area_bytes += l.q.bytes() as u128 * dt.ns() as u128;
             if let Some(g) = &mut l.gauge_avg {
                 g.add(l.q.inner(), dt);
             }
@@ -61,7 +61,7 @@ impl Simulation {
         // more cache line out of reach for every packet a timer sends.
         if !out.rtt_samples.is_empty() && now >= self.measure_from {
             if let Some(log) = self.rtt_log[flow].as_mut() {
-                log.extend(out.rtt_samples.iter().map(|&r| (now.ns(), r.ns())));
+                log.extend(out.rtt_samples.iter().map(|&r| (now, r)));
             }
         }
         if now >= self.measure_from {
@@ -110,7 +110,7 @@ impl Simulation {
             r.retransmits += retransmits;
             r.timeouts += timeouts;
             if completed && is_sender && r.finish.is_none() {
-                r.finish = Some(now.ns());
+                r.finish = Some(now);
                 self.conns[(flow_id.0 - self.n_flows) as usize].done = true;
             }
             self.settle(flow_id);

@@ -10,7 +10,7 @@ use crate::stats::fct::FctRecord;
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::hops::HopCounters;
 use crate::stats::{AppDelays, FlowCounters, LinkCounters, LinkIntegrals};
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
 use crate::view::SimView;
 
 impl SimView for Simulation {
@@ -23,7 +23,7 @@ impl SimView for Simulation {
     fn connections(&self) -> &[FctRecord] {
         &self.fct
     }
-    fn rtt_samples(&self, flow: usize) -> Option<&[(u64, u64)]> {
+    fn rtt_samples(&self, flow: usize) -> Option<&[(SimTime, SimDuration)]> {
         self.rtt_log[flow].as_deref()
     }
     fn seed(&self) -> u64 {

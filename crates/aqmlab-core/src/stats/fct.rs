@@ -10,6 +10,8 @@
 
 use serde::Serialize;
 
+use crate::units::{SimDuration, SimTime};
+
 /// What becomes of one connection of a workload.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FctRecord {
@@ -18,9 +20,9 @@ pub struct FctRecord {
     pub src: u32,
     pub dst: u32,
     pub bytes: u64,
-    /// When it opened, and when its last byte was acknowledged (`None`: not by the end), ns.
-    pub start: u64,
-    pub finish: Option<u64>,
+    /// When it opened, and when its last byte was acknowledged (`None`: not by the end).
+    pub start: SimTime,
+    pub finish: Option<SimTime>,
     /// The completion time over an empty network, ns.
     pub ideal_ns: u64,
     pub retransmits: u32,
@@ -31,11 +33,12 @@ pub struct FctRecord {
 }
 
 impl FctRecord {
-    pub fn fct_ns(&self) -> Option<u64> {
+    /// Its flow completion time, once finished.
+    pub fn fct(&self) -> Option<SimDuration> {
         self.finish.map(|f| f - self.start)
     }
     pub fn slowdown(&self) -> Option<f64> {
-        self.fct_ns().map(|t| t as f64 / self.ideal_ns.max(1) as f64)
+        self.fct().map(|t| t.ns() as f64 / self.ideal_ns.max(1) as f64)
     }
 }
 
@@ -109,8 +112,8 @@ fn bucket<'a>(
     let (mut fcts, mut slowdowns, mut flows) = (Vec::new(), Vec::new(), 0u64);
     for r in records {
         flows += 1;
-        if let (Some(t), Some(s)) = (r.fct_ns(), r.slowdown()) {
-            fcts.push(t as f64 * 1e-9);
+        if let (Some(t), Some(s)) = (r.fct(), r.slowdown()) {
+            fcts.push(t.ns() as f64 * 1e-9);
             slowdowns.push(s);
         }
     }
@@ -145,8 +148,8 @@ mod tests {
             src: 0,
             dst: 1,
             bytes,
-            start: 1_000_000,
-            finish: fct_ms.map(|t| 1_000_000 + t * 1_000_000),
+            start: SimTime(1_000_000),
+            finish: fct_ms.map(|t| SimTime(1_000_000 + t * 1_000_000)),
             ideal_ns: 2_000_000,
             retransmits: 0,
             timeouts: 0,

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::qdisc::QueueDisc;
+use crate::units::SimDuration;
 
 /// Time integrals of a discipline's gauges: the simulation adds the current values times the
 /// time they held at every change of the queue (the gauges change only inside the discipline's
@@ -17,8 +18,9 @@ pub struct GaugeAverage {
 }
 
 impl GaugeAverage {
-    /// Account for `dt` ns during which `q`'s gauges held their current values.
-    pub fn add(&mut self, q: &dyn QueueDisc, dt: u64) {
+    /// Account for the time `dt` during which `q`'s gauges held their current values.
+    pub fn add(&mut self, q: &dyn QueueDisc, dt: SimDuration) {
+        let dt = dt.ns();
         self.scratch.clear();
         q.gauges(&mut self.scratch);
         for &(name, v) in &self.scratch {

@@ -6,6 +6,7 @@
 use crate::support::TempFile;
 use aqmlab_core::app::cdf::SizeCdf;
 use aqmlab_core::stats::fct::FctRecord;
+use aqmlab_core::units::SimTime;
 use aqmlab_core::{Scenario, Simulation};
 
 fn simulate(text: &str) -> Simulation {
@@ -53,7 +54,7 @@ dst = ["r1", "r2", "r3", "r4"]
 }
 
 fn in_window(sim: &Simulation) -> Vec<FctRecord> {
-    sim.connections().iter().filter(|r| r.start >= 1_000_000_000).copied().collect()
+    sim.connections().iter().filter(|r| r.start >= SimTime(1_000_000_000)).copied().collect()
 }
 
 #[test]
@@ -71,7 +72,7 @@ fn arrivals_are_a_poisson_process_at_the_asked_rate() {
     let n = rs.len() as f64;
     let expected = 40.0 * 299.0;
     assert!((n - expected).abs() < 4.0 * expected.sqrt(), "{n} arrivals, expected {expected}");
-    let mut gaps: Vec<f64> = rs.windows(2).map(|w| (w[1].start - w[0].start) as f64 * 1e-9).collect();
+    let mut gaps: Vec<f64> = rs.windows(2).map(|w| (w[1].start - w[0].start).ns() as f64 * 1e-9).collect();
     gaps.sort_by(f64::total_cmp);
     let m = gaps.len() as f64;
     let ks = gaps
@@ -146,7 +147,7 @@ fn a_lone_flow_that_fits_its_window_finishes_in_exactly_the_ideal_time() {
         for r in rs {
             let overlap = rs.iter().any(|o| o.start < r.start && o.finish.is_none_or(|f| f > r.start));
             if !overlap {
-                assert_eq!(r.fct_ns(), Some(r.ideal_ns), "handshake {handshake}: {r:?}");
+                assert_eq!(r.fct().map(|d| d.ns()), Some(r.ideal_ns), "handshake {handshake}: {r:?}");
             }
         }
     }
