@@ -173,13 +173,17 @@ class Run:
         self.arrivals, self.drops, self.seconds = arrivals, drops, seconds
 
 
-def run_aqmlab(seed: int, sack: bool, causes: bool = False, queue: bool = False) -> tuple[Run, np.ndarray]:
+def run_aqmlab(
+    seed: int, sack: bool, causes: bool = False, queue: bool = False, extra: dict[str, str] | None = None
+) -> tuple[Run, np.ndarray]:
     """The run, and aqmlab's own ideal FCT of each connection; with ``causes``, each connection's
-    drops at the bottleneck from the packet log; with ``queue``, the bottleneck queue sampled."""
+    drops at the bottleneck from the packet log; with ``queue``, the bottleneck queue sampled;
+    ``extra``: more ``--set`` overrides for aqmlab's side."""
     import aqmlab
 
     # Without SACK there is no PRR either (ns-3 then runs its classic recovery).
-    overrides = {"flow.web.sack": sack} if sack else {"flow.web.sack": False, "flow.web.prr": False}
+    overrides: dict[str, object] = {"flow.web.sack": sack} if sack else {"flow.web.sack": False, "flow.web.prr": False}
+    overrides.update(extra or {})
     lost = None
     t0 = time.perf_counter()
     trace = ["[trace]"]
@@ -341,6 +345,14 @@ def main(argv: list[str] | None = None) -> int:
         help="an argument for the ns-3 program, e.g. --ns3-arg=--ns3::TcpSocketBase::LimitedTransmit=false",
     )
     parser.add_argument(
+        "--aqmlab-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an override for aqmlab's side, e.g. --aqmlab-set flow.web.partial_ack_retransmit=true "
+        "(ns-3's partial-ACK rule; see benches/peers/README.md)",
+    )
+    parser.add_argument(
         "--queue",
         action="store_true",
         help="also compare the bottleneck queue's length, sampled every millisecond while flows arrive",
@@ -357,10 +369,16 @@ def main(argv: list[str] | None = None) -> int:
     s = read_scenario(SCENARIO)
     if args.without_sack:
         s["sack"] = False
+    extra = {}
+    for item in args.aqmlab_set:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            parser.error(f"--aqmlab-set {item!r}: give KEY=VALUE")
+        extra[key] = value
     runs: dict[str, list[Run]] = {"aqmlab": [], "ns-3": []}
     worst_ideal = 0.0
     for seed in range(1, args.seeds + 1):
-        run, reported_ideal = run_aqmlab(seed, s["sack"], args.causes, args.queue)
+        run, reported_ideal = run_aqmlab(seed, s["sack"], args.causes, args.queue, extra)
         ideal = ideal_fct(run.size, s)
         worst_ideal = max(worst_ideal, float(np.max(np.abs(ideal - reported_ideal) / reported_ideal)))
         runs["aqmlab"].append(run)

@@ -10,7 +10,7 @@
 // from its start (the SYN) to the sender's receipt of the ACK of its last byte, as aqmlab counts
 // it. Every device has a FIFO queue disc (the bottleneck's of --limit packets) and a device queue
 // of one packet. TCP: --tcpType (newreno or cubic, HyStart off), --sack (recovery by PRR with it,
-// NewReno's without), timestamps off, limited transmit on, segment 1460 bytes (1500 on the wire with TCP/IPv4 headers, +2 PPP),
+// ns-3's own or, with --prr=rfc6937, the one below; NewReno's without), timestamps off, limited transmit on, segment 1460 bytes (1500 on the wire with TCP/IPv4 headers, +2 PPP),
 // initial window --initialCwnd, RTO at least --minRto and 1 s before the first sample (the SYN's
 // too), an ACK per segment, a send buffer of --sndBuf bytes (more than the largest window here).
 //
@@ -34,6 +34,93 @@
 #include <vector>
 
 using namespace ns3;
+
+// --prr=rfc6937: Proportional Rate Reduction written here from RFC 6937 (section 3, with its
+// slow-start reduction bound), installed as the sockets' recovery instead of ns-3's own
+// TcpPrrRecovery. ns-3 3.44's adds a segment to DeliveredData on every duplicate ACK even with
+// SACK, where DeliveredData already counts the newly SACKed bytes, and bounds below ssthresh by
+// PRR-CRB unless a retransmission was cumulatively ACKed; this one counts DeliveredData once and
+// always uses PRR-SSRB, as aqmlab's `prr = true` does. Bytes throughout, as ns-3 counts.
+class Rfc6937Prr : public TcpClassicRecovery
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::PeerRfc6937Prr")
+                                .SetParent<TcpClassicRecovery>()
+                                .AddConstructor<Rfc6937Prr>()
+                                .SetGroupName("Internet");
+        return tid;
+    }
+
+    std::string GetName() const override
+    {
+        return "PeerRfc6937Prr";
+    }
+
+    void EnterRecovery(Ptr<TcpSocketState> tcb,
+                       uint32_t /* dupAckCount */,
+                       uint32_t unAckDataCount,
+                       uint32_t deliveredBytes) override
+    {
+        m_delivered = 0;
+        m_out = 0;
+        // RecoverFS = snd.nxt - snd.una as recovery begins.
+        m_recoverFs = std::max<uint32_t>(unAckDataCount, 1);
+        DoRecovery(tcb, deliveredBytes, true);
+    }
+
+    void DoRecovery(Ptr<TcpSocketState> tcb, uint32_t deliveredBytes, bool /* isDupAck */) override
+    {
+        m_delivered += deliveredBytes;
+        const int64_t pipe = tcb->m_bytesInFlight.Get();
+        const int64_t ssthresh = tcb->m_ssThresh.Get();
+        const int64_t mss = tcb->m_segmentSize;
+        int64_t sndcnt;
+        if (pipe > ssthresh)
+        {
+            // Proportional: prr_out tracks prr_delivered x ssthresh / RecoverFS, rounded up.
+            const uint64_t scaled = m_delivered * static_cast<uint64_t>(ssthresh);
+            sndcnt = static_cast<int64_t>((scaled + m_recoverFs - 1) / m_recoverFs) - static_cast<int64_t>(m_out);
+        }
+        else
+        {
+            // PRR-SSRB: back up to ssthresh, at most one segment beyond what is delivered.
+            const int64_t limit =
+                std::max<int64_t>(static_cast<int64_t>(m_delivered) - static_cast<int64_t>(m_out),
+                                  static_cast<int64_t>(deliveredBytes)) +
+                mss;
+            sndcnt = std::min<int64_t>(ssthresh - pipe, limit);
+        }
+        // The fast retransmit always goes.
+        sndcnt = std::max<int64_t>(sndcnt, m_out > 0 ? 0 : mss);
+        sndcnt = std::max<int64_t>(sndcnt, 0);
+        tcb->m_cWnd = static_cast<uint32_t>(pipe + sndcnt);
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    void ExitRecovery(Ptr<TcpSocketState> tcb) override
+    {
+        tcb->m_cWndInfl = tcb->m_cWnd;
+    }
+
+    void UpdateBytesSent(uint32_t bytesSent) override
+    {
+        m_out += bytesSent;
+    }
+
+    Ptr<TcpRecoveryOps> Fork() override
+    {
+        return CopyObject<Rfc6937Prr>(this);
+    }
+
+  private:
+    uint64_t m_delivered{0};
+    uint64_t m_out{0};
+    uint64_t m_recoverFs{1};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(Rfc6937Prr);
 
 struct Connection
 {
@@ -163,6 +250,7 @@ main(int argc, char* argv[])
     uint32_t seed = 1;
     uint32_t sndBuf = 1 << 20;
     bool sack = false;
+    std::string prr = "ns3";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("cdf", "flow-size CDF file", cdfPath);
@@ -183,6 +271,7 @@ main(int argc, char* argv[])
     cmd.AddValue("queueLog", "write the bottleneck queue's length every millisecond to this file", queueLog);
     cmd.AddValue("txLog", "write every segment sent (ns, connection, seq, bytes) to this file", txLog);
     cmd.AddValue("sack", "selective acknowledgements (recovery by PRR; without, NewReno's)", sack);
+    cmd.AddValue("prr", "with --sack, ns3 (ns-3's TcpPrrRecovery) or rfc6937 (written here from the RFC)", prr);
     cmd.Parse(argc, argv);
     if (!txLog.empty())
     {
@@ -216,6 +305,15 @@ main(int argc, char* argv[])
     if (!sack)
     {
         Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    }
+    else if (prr == "rfc6937")
+    {
+        Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(Rfc6937Prr::GetTypeId()));
+    }
+    else if (prr != "ns3")
+    {
+        std::cerr << "workload: --prr must be ns3 or rfc6937, not '" << prr << "'" << std::endl;
+        return 2;
     }
     Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(1)));
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(minRto)));

@@ -92,6 +92,10 @@ pub struct Common {
     /// Proportional rate reduction (RFC 6937) in SACK recovery.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub prr: bool,
+    /// In SACK recovery, a partial ACK also resends the first unacknowledged segment (RFC 6582's
+    /// rule inside RFC 6675's recovery, as ns-3 does).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial_ack_retransmit: bool,
 }
 
 /// How congestion marks travel back from the receiver to the sender.
@@ -237,6 +241,18 @@ impl Common {
              then one segment per ACK (needs sack = true)",
         )?;
         f.ensure(!prr || sack, "prr", "needs sack = true: it governs RFC 6675's SACK recovery")?;
+        let partial_ack_retransmit: bool = f.or(
+            "partial_ack_retransmit",
+            false,
+            "in SACK recovery, also resend the first unacknowledged segment on each partial ACK unless this recovery \
+             resent it already (RFC 6582's NewReno rule inside RFC 6675's recovery, as ns-3 does; RFC 6675 alone \
+             leaves a lost last segment to the timer) (needs sack = true)",
+        )?;
+        f.ensure(
+            !partial_ack_retransmit || sack,
+            "partial_ack_retransmit",
+            "needs sack = true: it is a rule of RFC 6675's SACK recovery",
+        )?;
         let handshake: bool = f.or(
             "handshake",
             false,
@@ -265,6 +281,7 @@ impl Common {
             handshake,
             limited_transmit,
             prr,
+            partial_ack_retransmit,
         })
     }
 

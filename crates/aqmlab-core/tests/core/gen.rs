@@ -579,6 +579,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                     if rng.chance(0.5) {
                         let _ = writeln!(t, "prr = true");
                     }
+                    if rng.chance(0.3) {
+                        let _ = writeln!(t, "partial_ack_retransmit = true");
+                    }
                 }
                 if SACK_CAPABLE.contains(&cc) && rng.chance(0.3) {
                     let _ = writeln!(t, "limited_transmit = true");
@@ -626,6 +629,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                     let _ = writeln!(t, "sack = true");
                     if rng.chance(0.5) {
                         let _ = writeln!(t, "prr = true");
+                    }
+                    if rng.chance(0.3) {
+                        let _ = writeln!(t, "partial_ack_retransmit = true");
                     }
                 }
                 if SACK_CAPABLE.contains(&cc) && rng.chance(0.3) {

@@ -141,6 +141,9 @@ impl Sender {
                     self.recovery = None;
                 } else {
                     self.recovery_delivered(delivered);
+                    if self.partial_ack_retransmit {
+                        self.resend_head_on_partial_ack(now, rec.high_rxt, out);
+                    }
                 }
                 Reaction::NONE
             } else {

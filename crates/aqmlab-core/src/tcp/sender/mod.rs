@@ -108,6 +108,8 @@ pub struct Sender {
     limited_transmit: bool,
     /// RFC 6937: SACK recovery sends by proportional rate reduction.
     prr: bool,
+    /// A partial ACK in SACK recovery also resends the first unacknowledged segment.
+    partial_ack_retransmit: bool,
     /// Segments in `segs` SACKed.
     sacked: u32,
     recovery: Option<SackRecovery>,
@@ -164,6 +166,7 @@ impl Sender {
             sack: c.sack,
             limited_transmit: c.limited_transmit,
             prr: c.prr,
+            partial_ack_retransmit: c.partial_ack_retransmit,
             sacked: 0,
             recovery: None,
             no_recovery_before: 0,

@@ -25,6 +25,14 @@
 //! segment more than is delivered per ACK. Counts are whole segments, and the fast retransmit
 //! always goes (as Linux's, which sends at least one segment on the ACK that begins recovery).
 //!
+//! With `partial_ack_retransmit = true`, a partial ACK (one that advances the cumulative ACK
+//! short of the recovery point) also resends the new first unacknowledged segment, unless it is
+//! SACKed or this recovery resent it already: RFC 6582's NewReno rule inside RFC 6675's recovery,
+//! as ns-3's `TcpSocketBase::ProcessAck` does with SACK too. It is sent beyond `cwnd - pipe` (as
+//! ns-3's), and moves HighRxt past it. What it changes: a flow whose last segment is lost
+//! besides earlier ones resends it as soon as the holes below are repaired, where RFC 6675 alone
+//! repairs only what lies below the highest SACKed segment and leaves the last one to the timer.
+//!
 //! When recovery begins and ends is decided on the ACK path (`ack.rs`).
 
 use super::super::cc::AckInfo;
@@ -141,6 +149,23 @@ impl Sender {
         self.transmit(now, una, out);
         self.rto.set(self.rtt.deadline(now, self.shift), out);
         self.sack_send(now, out);
+    }
+
+    /// `partial_ack_retransmit`: after a partial ACK, resend the first unacknowledged segment
+    /// unless it is SACKed or this recovery resent it (`high_rxt`: HighRxt as the ACK came).
+    pub(super) fn resend_head_on_partial_ack(&mut self, now: SimTime, high_rxt: u64, out: &mut Outbox) {
+        let una = self.snd_una;
+        if una < high_rxt || self.segs.front().is_none_or(|s| s.sacked) {
+            return;
+        }
+        let end = self.seg_end(una);
+        if let Some(r) = self.recovery.as_mut() {
+            r.high_rxt = r.high_rxt.max(end);
+            if let Some(p) = r.prr.as_mut() {
+                p.sent += 1; // prr_out counts every segment sent in recovery
+            }
+        }
+        self.transmit(now, una, out);
     }
 
     /// Count the segments an ACK in recovery delivered (PRR's DeliveredData).
@@ -262,6 +287,35 @@ mod tests {
         // With Linux's 200 ms floor SACK still needs no timeout; NewReno's expires.
         let (sack, newreno) = (run("sack = true"), run(""));
         assert_eq!((sack.timeouts.len(), newreno.timeouts.len()), (0, 1));
+    }
+
+    #[test]
+    fn a_partial_ack_resends_a_lost_last_segment_where_rfc_6675_waits_for_the_timer() {
+        // A transfer of 40 segments loses segment 30 and its last, 39. Segments 31-38 SACK 30's
+        // loss and recovery resends it; its ACK is partial (39 is missing) and SACKs nothing
+        // above 39, so RFC 6675 has nothing left to send until the timer expires; the
+        // partial-ACK rule resends 39 on that ACK, a round trip after the first retransmission.
+        const LAST: u64 = 39;
+        let run = |keys: &str| {
+            let c = common(&format!("cc = \"newreno\"\ninitial_ssthresh = 64\nsack = true\n{keys}"));
+            let mut b = Bench::new(&c, Some((LAST + 1) * SEG), GBPS, 50 * MS);
+            b.drop = drop_first(&[30, LAST]);
+            b.run_until(5000 * MS);
+            b
+        };
+        let (rfc, partial) = (run(""), run("partial_ack_retransmit = true"));
+        assert!(rfc.completed.is_some() && partial.completed.is_some());
+        assert_eq!((rfc.timeouts.len(), partial.timeouts.len()), (1, 0), "{:?} {:?}", rfc.timeouts, partial.timeouts);
+        let first = partial.sends_of(30 * SEG)[1];
+        let last = partial.sends_of(LAST * SEG);
+        assert_eq!(last.len(), 2, "the last segment is sent twice: {last:?}");
+        let gap = last[1] - first;
+        assert!((RTT..RTT + 2 * MS).contains(&gap), "resent a round trip after the first repair: {gap} ns");
+        // Nothing else is resent: the rule resends only a head that is not SACKed.
+        let again: Vec<u64> = (0..=LAST).filter(|k| partial.sends_of(k * SEG).len() > 1).collect();
+        assert_eq!(again, [30, LAST]);
+        // And the transfer ends sooner by more than a round trip (the timer's wait and its go-back).
+        assert!(partial.completed.unwrap() + RTT < rfc.completed.unwrap(), "the timer costs at least a round trip");
     }
 
     #[test]
