@@ -5,14 +5,14 @@
 
 use crate::ids::LinkId;
 use crate::rng::SimRng;
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
 
 /// The processing time of the router that forwards packets into each link direction (by id).
 pub struct Processing {
-    jitter_ns: Vec<u64>,
+    jitter: Vec<SimDuration>,
     /// When the last forwarded packet reaches the link's queue: later ones wait for it (no
     /// reordering).
-    free_at: Vec<u64>,
+    free_at: Vec<SimTime>,
     /// One stream per link direction, so the draws shift no other randomness of the run.
     rng: Vec<SimRng>,
 }
@@ -23,8 +23,8 @@ impl Processing {
     pub fn new<'a>(links: impl Iterator<Item = (&'a str, u64)> + Clone, seed: u64) -> Option<Box<Processing>> {
         links.clone().any(|(_, jitter)| jitter > 0).then(|| {
             Box::new(Processing {
-                jitter_ns: links.clone().map(|(_, jitter)| jitter).collect(),
-                free_at: links.clone().map(|_| 0).collect(),
+                jitter: links.clone().map(|(_, jitter)| SimDuration(jitter)).collect(),
+                free_at: links.clone().map(|_| SimTime::ZERO).collect(),
                 rng: links.map(|(name, _)| SimRng::stream(seed, &format!("processing:{name}"))).collect(),
             })
         })
@@ -34,13 +34,13 @@ impl Processing {
     /// link's queue.
     pub fn admitted_at(&mut self, link: LinkId, reach: SimTime) -> SimTime {
         let l = link.index();
-        let jitter = self.jitter_ns[l];
-        if jitter == 0 {
+        let jitter = self.jitter[l];
+        if jitter == SimDuration::ZERO {
             return reach;
         }
-        let wait = (self.rng[l].uniform() * jitter as f64) as u64;
-        let at = (reach.ns() + wait).max(self.free_at[l]);
+        let wait = SimDuration((self.rng[l].uniform() * jitter.ns() as f64) as u64);
+        let at = (reach + wait).max(self.free_at[l]);
         self.free_at[l] = at;
-        SimTime(at)
+        at
     }
 }
