@@ -8,8 +8,7 @@
 //! - [`receiver`]: in-order delivery with an out-of-order buffer, cumulative ACKs of `ack_size`
 //!   bytes, optional delayed ACKs, the congestion bit echoed;
 //! - [`rtt`]: the generic and Jacobson/Karels estimators, Karn's rule, backoff, coarse ticks;
-//! - [`cc`]: one congestion control per file (generic, slowstart, tahoe/jk, reno, newreno,
-//!   cubic, dctcp, vegas, decbit);
+//! - [`cc`]: one congestion control per file, each a line of `congestion_controls!` there;
 //! - [`source`]: where a sender's data comes from (bulk, or an application such as Telnet);
 //! - [`telnet`]: the interactive source of the FQ paper.
 //!

@@ -38,11 +38,11 @@ pub const DISCIPLINES: &[&str] = &[
 /// Every flow kind and congestion control the generator uses.
 pub const FLOW_KINDS: &[&str] = &["cbr", "poisson", "onoff", "tcp", "telnet", "workload", "ping", "burst"];
 pub const CONGESTION_CONTROLS: &[&str] =
-    &["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "dctcp", "bbr", "vegas", "decbit"];
+    &["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "dctcp", "bbr", "vegas", "decbit", "scalable"];
 /// The congestion controls that take `ecn = true` (RFC 3168).
-pub const ECN_OPTIONAL: &[&str] = &["slowstart", "tahoe", "reno", "newreno", "cubic"];
+pub const ECN_OPTIONAL: &[&str] = &["slowstart", "tahoe", "reno", "newreno", "cubic", "scalable"];
 /// The congestion controls that take `sack = true` (RFC 6675).
-pub const SACK_CAPABLE: &[&str] = &["reno", "newreno", "cubic", "dctcp"];
+pub const SACK_CAPABLE: &[&str] = &["reno", "newreno", "cubic", "dctcp", "scalable"];
 
 /// What a generated scenario is made of, for checks that depend on it.
 #[derive(Clone, Debug, Default)]
@@ -492,6 +492,10 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                         0.1 + rng.uniform()
                     );
                 }
+                if cc == "scalable" {
+                    let _ =
+                        writeln!(t, "a = {:.3}\nb = {:.3}", 0.001 + rng.uniform() * 0.1, 0.05 + rng.uniform() * 0.45);
+                }
                 if cc == "dctcp" {
                     let _ = writeln!(
                         t,
@@ -538,7 +542,8 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                         0.05 + rng.uniform() * 0.9
                     );
                 }
-                if ["tahoe", "reno", "newreno", "cubic", "dctcp", "vegas"].contains(&cc) && rng.chance(0.3) {
+                if ["tahoe", "reno", "newreno", "cubic", "dctcp", "vegas", "scalable"].contains(&cc) && rng.chance(0.3)
+                {
                     let _ = writeln!(t, "dupack_threshold = {}", int(&mut rng, 1, 6));
                 }
                 if !["generic", "decbit"].contains(&cc) && rng.chance(0.3) {

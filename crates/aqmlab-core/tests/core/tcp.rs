@@ -49,8 +49,8 @@ fn tcp_flow(name: &str, keys: &str) -> String {
 }
 
 const BDP_PKTS: f64 = 10e6 * 20.9e-3 / 8000.0;
-const VARIANTS: [&str; 10] =
-    ["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "dctcp", "bbr", "vegas", "decbit"];
+const VARIANTS: [&str; 11] =
+    ["generic", "slowstart", "tahoe", "reno", "newreno", "cubic", "dctcp", "bbr", "vegas", "decbit", "scalable"];
 
 #[test]
 fn every_variant_fills_an_idle_path_when_its_window_fits_pipe_and_buffer() {

@@ -263,6 +263,7 @@ congestion_controls! {
         Bbr(bbr::Bbr),
         Vegas(vegas::Vegas),
         Decbit(decbit::Decbit),
+        Scalable(scalable::Scalable),
 }
 
 /// Look a congestion control up by name or alias.
