@@ -27,9 +27,11 @@
 //!
 //! With `partial_ack_retransmit = true`, a partial ACK (one that advances the cumulative ACK
 //! short of the recovery point) also resends the new first unacknowledged segment, unless it is
-//! SACKed or this recovery resent it already: RFC 6582's NewReno rule inside RFC 6675's recovery,
-//! as ns-3's `TcpSocketBase::ProcessAck` does with SACK too. It is sent beyond `cwnd - pipe` (as
-//! ns-3's), and moves HighRxt past it. What it changes: a flow whose last segment is lost
+//! SACKed or this recovery resent it already: RFC 6582's NewReno rule inside RFC 6675's recovery.
+//! ns-3's `TcpSocketBase::ProcessAck` does this with SACK too, in a wider form (its retransmission
+//! on a partial ACK takes the first lost segment not yet resent, else new data, else the head);
+//! this option keeps the part no RFC 6675 rule covers, the head. It is sent beyond `cwnd - pipe`
+//! (as ns-3's), and moves HighRxt past it. What it changes: a flow whose last segment is lost
 //! besides earlier ones resends it as soon as the holes below are repaired, where RFC 6675 alone
 //! repairs only what lies below the highest SACKed segment and leaves the last one to the timer.
 //!
