@@ -46,11 +46,11 @@ pub fn check(sim: &impl SimView) -> Result<(), String> {
     let now = sim.now();
     if let Some(t) = sim.next_event_time() {
         if t < now {
-            return Err(format!("an event is pending at {t} ns, before the clock ({now} ns)"));
+            return Err(format!("an event is pending at {} ns, before the clock ({} ns)", t.ns(), now.ns()));
         }
     }
     if now > sim.end() {
-        return Err(format!("the clock ({now} ns) is past the end of the run ({} ns)", sim.end()));
+        return Err(format!("the clock ({} ns) is past the end of the run ({} ns)", now.ns(), sim.end().ns()));
     }
     let name = |l: usize| &sc.links[l].name;
 

@@ -12,9 +12,10 @@ pub const NS_PER_S: u64 = 1_000_000_000;
 /// A point in simulated time, in nanoseconds from the start of the run. `#[repr(transparent)]`
 /// over the `u64` it wraps: the event queue, the event loop (a packet's life, the links'
 /// transmissions and wake-ups, the measurement window), the link model, the agent contract, the
-/// TCP sender and its congestion controls' inputs, the packets' stamps and the disciplines
-/// (their context, `QdiscCtx::now`, and their state) speak it at no cost, and a time cannot be
-/// passed where a duration or an id is meant. The statistics' sums and the results, which count
+/// TCP sender and its congestion controls' inputs, the packets' stamps, the disciplines (their
+/// context, `QdiscCtx::now`, and their state), the statistics' records and the read-only view
+/// of a run (`SimView`) speak it at no cost, and a time cannot be passed where a duration or an
+/// id is meant. The statistics' sums and the results, which count
 /// in nanoseconds, take [`SimTime::ns`] at their edge; a scenario's durations become
 /// [`SimDuration`]s through `conf::Duration::sim`.
 /// Serialised as the number of nanoseconds.

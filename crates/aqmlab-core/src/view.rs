@@ -18,17 +18,17 @@ pub trait SimView {
     fn scenario(&self) -> &Scenario;
     /// The master seed of the run.
     fn seed(&self) -> u64;
-    /// The clock, ns.
-    fn now(&self) -> u64;
+    /// The clock.
+    fn now(&self) -> SimTime;
     /// The time of the next pending event, if any.
-    fn next_event_time(&self) -> Option<u64>;
+    fn next_event_time(&self) -> Option<SimTime>;
     /// The most events pending at once so far.
     fn peak_pending_events(&self) -> u64;
     /// Events handled so far.
     fn events(&self) -> u64;
-    /// The start of the measurement window and the end of the run, ns.
-    fn measure_from(&self) -> u64;
-    fn end(&self) -> u64;
+    /// The start of the measurement window and the end of the run.
+    fn measure_from(&self) -> SimTime;
+    fn end(&self) -> SimTime;
     /// Wall time since the build, and in the event loop alone, s.
     fn wall_s(&self) -> f64;
     fn loop_wall_s(&self) -> f64;

@@ -9,6 +9,7 @@ use crate::qdisc::{DropReason, PerReason};
 use crate::stats::fct::{percentile, summarise, FctBucket};
 use crate::stats::gauges::GaugeAverage;
 use crate::stats::FlowCounters;
+use crate::units::SimTime;
 use crate::view::{hops_by_flow, SimView};
 
 mod series;
@@ -277,10 +278,10 @@ fn sd(sum: f64, sum_sq: f64, n: u64) -> Option<f64> {
 }
 
 /// The results of `sim` with the window ending at `end`, and the time series recorded.
-pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
+pub fn build(sim: &impl SimView, end: SimTime, series: Series) -> Results {
     let sc = sim.scenario();
     let measure_from = sim.measure_from();
-    let window_s = (end.saturating_sub(measure_from)) as f64 * 1e-9;
+    let window_s = end.saturating_since(measure_from).ns() as f64 * 1e-9;
     let per_s = |x: f64| if window_s > 0.0 { x / window_s } else { 0.0 };
     let node = |i: u32| sc.nodes[i as usize].clone();
     let in_flight = sim.in_flight_by_flow();
@@ -398,7 +399,7 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
                 }
             }
             per_flow.shrink_to_fit();
-            let window_ns = (end.saturating_sub(measure_from)).max(1) as f64;
+            let window_ns = end.saturating_since(measure_from).ns().max(1) as f64;
             LinkResult {
                 name: spec.name.clone(),
                 from: node(spec.from),
@@ -446,8 +447,8 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
             format: FORMAT,
             scenario: sc.name.clone(),
             seed: sim.seed(),
-            sim_time_s: end as f64 * 1e-9,
-            measure_from_s: measure_from as f64 * 1e-9,
+            sim_time_s: end.ns() as f64 * 1e-9,
+            measure_from_s: measure_from.ns() as f64 * 1e-9,
             events: sim.events(),
             peak_pending_events: sim.peak_pending_events(),
             wall_s: sim.wall_s(),
@@ -468,7 +469,7 @@ pub fn build(sim: &impl SimView, end: u64, series: Series) -> Results {
 }
 
 /// The workloads' summaries and their connections' rows.
-fn workload_results(sim: &impl SimView, end: u64) -> (Vec<WorkloadResult>, Vec<ConnectionResult>) {
+fn workload_results(sim: &impl SimView, end: SimTime) -> (Vec<WorkloadResult>, Vec<ConnectionResult>) {
     let sc = sim.scenario();
     let from = sim.measure_from();
     let records = sim.connections();
@@ -489,7 +490,7 @@ fn workload_results(sim: &impl SimView, end: u64) -> (Vec<WorkloadResult>, Vec<C
             timeouts: r.timeouts,
             drops: r.drops,
             marks: r.marks,
-            in_window: (from..end).contains(&r.start.ns()),
+            in_window: (from..end).contains(&r.start),
         })
         .collect();
     let workloads = sc
@@ -501,7 +502,7 @@ fn workload_results(sim: &impl SimView, end: u64) -> (Vec<WorkloadResult>, Vec<C
             _ => None,
         })
         .map(|(i, w)| {
-            let mine = records.iter().filter(move |r| r.workload as usize == i && (from..end).contains(&r.start.ns()));
+            let mine = records.iter().filter(move |r| r.workload as usize == i && (from..end).contains(&r.start));
             let buckets = summarise(mine.clone(), &w.buckets);
             let all = buckets.last().expect("the summary ends with every size");
             WorkloadResult {

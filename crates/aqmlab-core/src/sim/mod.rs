@@ -396,7 +396,7 @@ impl Simulation {
                 l.tx_start = end;
             }
         }
-        results::build(self, end.ns(), self.series.finish(&self.sc))
+        results::build(self, end, self.series.finish(&self.sc))
     }
 
     /// The clock has reached the warmup: later events count in the window.

@@ -29,11 +29,11 @@ impl SimView for Simulation {
     fn seed(&self) -> u64 {
         self.seed
     }
-    fn now(&self) -> u64 {
-        self.sched.now().ns()
+    fn now(&self) -> SimTime {
+        self.sched.now()
     }
-    fn next_event_time(&self) -> Option<u64> {
-        self.sched.next_time().map(SimTime::ns)
+    fn next_event_time(&self) -> Option<SimTime> {
+        self.sched.next_time()
     }
     fn peak_pending_events(&self) -> u64 {
         self.sched.peak_len() as u64
@@ -41,11 +41,11 @@ impl SimView for Simulation {
     fn events(&self) -> u64 {
         self.events
     }
-    fn measure_from(&self) -> u64 {
-        self.measure_from.ns()
+    fn measure_from(&self) -> SimTime {
+        self.measure_from
     }
-    fn end(&self) -> u64 {
-        self.end.ns()
+    fn end(&self) -> SimTime {
+        self.end
     }
     fn wall_s(&self) -> f64 {
         self.started.elapsed().as_secs_f64()
