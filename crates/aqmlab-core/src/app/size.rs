@@ -1,6 +1,8 @@
 //! Packet sizes: fixed, or drawn per packet from a distribution (exponential sizes make the
 //! bottleneck's service times exponential, so an M/M/1 queue can be built).
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::conf::{choice_enum, Choice, FromNode, Val};
@@ -82,8 +84,15 @@ impl DistName {
 }
 
 impl FromNode for SizeDist {
-    // A constant cannot be built from `DistName`'s names; a test checks it against them.
-    const UNIT: &'static str = "bytes, or {dist = \"exponential\", mean = B} / {dist = \"uniform\", min = B, max = B}";
+    /// Bytes, or each distribution with its keys, from `DistName`.
+    fn unit() -> Cow<'static, str> {
+        let shape = |d: &DistName| {
+            let params: String = d.keys()[1..].iter().map(|k| format!(", {k} = B")).collect();
+            format!("{{dist = \"{}\"{params}}}", d.name())
+        };
+        let shapes: Vec<String> = DistName::ALL.iter().map(shape).collect();
+        format!("bytes, or {}", shapes.join(" / ")).into()
+    }
 
     fn from_node(val: &Val) -> Result<Self, String> {
         match val {
@@ -139,12 +148,10 @@ mod tests {
 
     #[test]
     fn the_catalogue_text_lists_every_distribution_with_its_keys() {
-        let shape = |d: &DistName| {
-            let params: Vec<String> = d.keys()[1..].iter().map(|k| format!(", {k} = B")).collect();
-            format!("{{dist = \"{}\"{}}}", d.name(), params.concat())
-        };
-        let shapes: Vec<String> = DistName::ALL.iter().map(shape).collect();
-        assert_eq!(SizeDist::UNIT, format!("bytes, or {}", shapes.join(" / ")));
+        assert_eq!(
+            SizeDist::unit(),
+            "bytes, or {dist = \"exponential\", mean = B} / {dist = \"uniform\", min = B, max = B}"
+        );
     }
 
     #[test]

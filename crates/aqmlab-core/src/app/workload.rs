@@ -155,7 +155,7 @@ impl Params {
 fn read_arrival_rate(f: &mut Fields) -> Result<Option<f64>> {
     use crate::conf::FromNode;
     let doc = "flows arriving per second (a Poisson process); required unless load and load_link are given";
-    match f.documented("arrival_rate", f64::UNIT, true, doc) {
+    match f.documented("arrival_rate", &f64::unit(), true, doc) {
         None => Ok(None),
         Some(n) => f64::from_node(&n.val).map(Some).map_err(|m| f.error("arrival_rate", m)),
     }

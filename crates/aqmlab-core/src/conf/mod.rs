@@ -348,7 +348,9 @@ impl<'a> Fields<'a> {
     }
 
     fn record<T: FromNode>(&mut self, key: &str, default: Option<&T>, doc: &str) {
-        self.record_doc(key, T::UNIT, default.map(|d| d.show()), false, doc);
+        if self.docs.is_some() {
+            self.record_doc(key, &T::unit(), default.map(|d| d.show()), false, doc);
+        }
     }
 
     fn record_doc(&mut self, key: &str, unit: &str, default: Option<String>, required: bool, doc: &str) {
@@ -398,7 +400,9 @@ impl<'a> Fields<'a> {
 
     /// A required parameter. In catalogue mode returns `placeholder`.
     pub fn req<T: FromNode>(&mut self, key: &str, placeholder: T, doc: &str) -> Result<T> {
-        self.record_doc(key, T::UNIT, None, true, doc);
+        if self.docs.is_some() {
+            self.record_doc(key, &T::unit(), None, true, doc);
+        }
         if self.is_catalogue() {
             return Ok(placeholder);
         }

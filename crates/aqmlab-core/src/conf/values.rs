@@ -1,6 +1,8 @@
 //! The typed values a scenario's fields hold (a duration, a rate, a size, a probability, a seed,
 //! a buffer limit) and how each is read from a TOML value, with its units ([`FromNode`]).
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::Val;
@@ -64,8 +66,9 @@ impl Limit {
 
 /// A value kind that can be read from the tree.
 pub trait FromNode: Sized {
-    /// Unit or type shown in the catalogue.
-    const UNIT: &'static str;
+    /// Unit or type shown in the catalogue; asked for only when the catalogue is made, so a
+    /// unit built from names (a size distribution's) costs nothing when a scenario is read.
+    fn unit() -> Cow<'static, str>;
     fn from_node(val: &Val) -> std::result::Result<Self, String>;
     fn show(&self) -> String;
 }
@@ -78,7 +81,9 @@ fn expect(val: &Val, what: &str) -> String {
 }
 
 impl FromNode for f64 {
-    const UNIT: &'static str = "number";
+    fn unit() -> Cow<'static, str> {
+        "number".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Float(f) if f.is_finite() => Ok(*f),
@@ -93,7 +98,9 @@ impl FromNode for f64 {
 }
 
 impl FromNode for i64 {
-    const UNIT: &'static str = "integer";
+    fn unit() -> Cow<'static, str> {
+        "integer".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Int(i) => Ok(*i),
@@ -106,7 +113,9 @@ impl FromNode for i64 {
 }
 
 impl FromNode for u32 {
-    const UNIT: &'static str = "integer >= 0";
+    fn unit() -> Cow<'static, str> {
+        "integer >= 0".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Int(i) if *i >= 0 && *i <= u32::MAX as i64 => Ok(*i as u32),
@@ -120,7 +129,9 @@ impl FromNode for u32 {
 }
 
 impl FromNode for u64 {
-    const UNIT: &'static str = "integer >= 0";
+    fn unit() -> Cow<'static, str> {
+        "integer >= 0".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Int(i) if *i >= 0 => Ok(*i as u64),
@@ -134,7 +145,9 @@ impl FromNode for u64 {
 }
 
 impl FromNode for bool {
-    const UNIT: &'static str = "boolean";
+    fn unit() -> Cow<'static, str> {
+        "boolean".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Bool(b) => Ok(*b),
@@ -147,7 +160,9 @@ impl FromNode for bool {
 }
 
 impl FromNode for String {
-    const UNIT: &'static str = "string";
+    fn unit() -> Cow<'static, str> {
+        "string".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Str(s) => Ok(s.clone()),
@@ -160,7 +175,9 @@ impl FromNode for String {
 }
 
 impl FromNode for Duration {
-    const UNIT: &'static str = "duration (s, ms, us, ns)";
+    fn unit() -> Cow<'static, str> {
+        "duration (s, ms, us, ns)".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Str(s) => units::parse_duration(s).map(Duration),
@@ -174,7 +191,9 @@ impl FromNode for Duration {
 }
 
 impl FromNode for Rate {
-    const UNIT: &'static str = "bit rate (bps, kbps, Mbps, Gbps)";
+    fn unit() -> Cow<'static, str> {
+        "bit rate (bps, kbps, Mbps, Gbps)".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Str(s) => units::parse_rate(s).map(Rate),
@@ -187,7 +206,9 @@ impl FromNode for Rate {
 }
 
 impl FromNode for Bytes {
-    const UNIT: &'static str = "bytes (integer, or string with B, KB, MB)";
+    fn unit() -> Cow<'static, str> {
+        "bytes (integer, or string with B, KB, MB)".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Int(i) if *i >= 0 => Ok(Bytes(*i as u64)),
@@ -202,7 +223,9 @@ impl FromNode for Bytes {
 }
 
 impl FromNode for Prob {
-    const UNIT: &'static str = "probability in [0, 1]";
+    fn unit() -> Cow<'static, str> {
+        "probability in [0, 1]".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         let p = f64::from_node(val)?;
         if (0.0..=1.0).contains(&p) {
@@ -217,7 +240,9 @@ impl FromNode for Prob {
 }
 
 impl FromNode for Seed {
-    const UNIT: &'static str = "integer from 0 to 2^64-1 (above 2^63-1 as a string)";
+    fn unit() -> Cow<'static, str> {
+        "integer from 0 to 2^64-1 (above 2^63-1 as a string)".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Int(i) if *i >= 0 => Ok(Seed(*i as u64)),
@@ -234,7 +259,9 @@ impl FromNode for Seed {
 }
 
 impl FromNode for Limit {
-    const UNIT: &'static str = "packets (integer), bytes (\"64KB\") or \"unbounded\"";
+    fn unit() -> Cow<'static, str> {
+        "packets (integer), bytes (\"64KB\") or \"unbounded\"".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Int(i) if *i >= 1 && *i <= u32::MAX as i64 => Ok(Limit::Packets(*i as u32)),

@@ -77,6 +77,7 @@
 //! arithmetic, the conversation keys, push-out and weights, which all read and write the same
 //! per-conversation state and are kept together); its tests follow.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
@@ -161,7 +162,9 @@ impl ConvIndex {
 pub struct Weights(pub Vec<u32>);
 
 impl FromNode for Weights {
-    const UNIT: &'static str = "list of integers >= 1, one per flow in the scenario's flow order";
+    fn unit() -> Cow<'static, str> {
+        "list of integers >= 1, one per flow in the scenario's flow order".into()
+    }
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         let Val::Array(items) = val else {
             return Err(format!("expected a list of integers such as [2, 1, 1], got {}", val.type_name()));
