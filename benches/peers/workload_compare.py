@@ -369,12 +369,13 @@ def main(argv: list[str] | None = None) -> int:
     s = read_scenario(SCENARIO)
     if args.without_sack:
         s["sack"] = False
-    extra = {}
-    for item in args.aqmlab_set:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            parser.error(f"--aqmlab-set {item!r}: give KEY=VALUE")
-        extra[key] = value
+    from aqmlab.commands import UsageError
+    from aqmlab.commands._common import parse_override
+
+    try:
+        extra = dict(parse_override(item) for item in args.aqmlab_set)
+    except UsageError as error:
+        parser.error(f"--aqmlab-set: {error}")
     runs: dict[str, list[Run]] = {"aqmlab": [], "ns-3": []}
     worst_ideal = 0.0
     for seed in range(1, args.seeds + 1):

@@ -142,7 +142,7 @@ impl Sender {
                 } else {
                     self.recovery_delivered(delivered);
                     if self.partial_ack_retransmit {
-                        self.resend_head_on_partial_ack(now, rec.high_rxt, out);
+                        self.resend_head_on_partial_ack(now, out);
                     }
                 }
                 Reaction::NONE

@@ -154,18 +154,17 @@ impl Sender {
     }
 
     /// `partial_ack_retransmit`: after a partial ACK, resend the first unacknowledged segment
-    /// unless it is SACKed or this recovery resent it (`high_rxt`: HighRxt as the ACK came).
-    pub(super) fn resend_head_on_partial_ack(&mut self, now: SimTime, high_rxt: u64, out: &mut Outbox) {
+    /// unless it is SACKed or this recovery resent it (it lies below HighRxt).
+    pub(super) fn resend_head_on_partial_ack(&mut self, now: SimTime, out: &mut Outbox) {
         let una = self.snd_una;
-        if una < high_rxt || self.segs.front().is_none_or(|s| s.sacked) {
+        let end = self.seg_end(una);
+        let Some(r) = self.recovery.as_mut() else { return };
+        if una < r.high_rxt || self.segs.front().is_none_or(|s| s.sacked) {
             return;
         }
-        let end = self.seg_end(una);
-        if let Some(r) = self.recovery.as_mut() {
-            r.high_rxt = r.high_rxt.max(end);
-            if let Some(p) = r.prr.as_mut() {
-                p.sent += 1; // prr_out counts every segment sent in recovery
-            }
+        r.high_rxt = end; // above the old HighRxt, which lay at or below una
+        if let Some(p) = r.prr.as_mut() {
+            p.sent += 1; // prr_out counts every segment sent in recovery
         }
         self.transmit(now, una, out);
     }
