@@ -126,6 +126,13 @@ impl Scheduler {
         Some((time, e.item))
     }
 
+    /// Up to `n` events that run next or soon after (see [`RadixHeap::upcoming`]): what the
+    /// event loop prefetches for.
+    #[inline]
+    pub fn upcoming(&self, n: usize) -> impl Iterator<Item = &Event> + '_ {
+        self.heap.upcoming(n)
+    }
+
     pub fn len(&self) -> usize {
         self.heap.len()
     }

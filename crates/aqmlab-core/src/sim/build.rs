@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{FlowRt, LinkRt, Simulation};
 use crate::agent::{FlowIds, Outbox};
-use crate::ids::{AgentId, FlowId};
+use crate::ids::{AgentId, FlowId, LinkId};
 use crate::link::{LinkModel, Processing};
 use crate::packet::PacketArena;
 use crate::qdisc::{LinkInfo, QueueDisc};
@@ -13,7 +13,6 @@ use crate::results::SeriesRecorder;
 use crate::rng::SimRng;
 use crate::scenario::Scenario;
 use crate::sched::{Event, Scheduler};
-use crate::stats::gauges::GaugeAverage;
 use crate::stats::hops::HopCounters;
 use crate::stats::{AppDelays, FlowCounters, LinkCounters, LinkIntegrals, Window};
 use crate::units::{SimDuration, SimTime};
@@ -61,7 +60,7 @@ impl Simulation {
                     last_change: SimTime(sc.warmup_ns),
                     counts: LinkCounters::default(),
                     integrals: LinkIntegrals::default(),
-                    gauge_avg: sc.trace.links.contains(&(li as u32)).then(GaugeAverage::default),
+                    gauge_avg: sc.trace.links.contains(&(li as u32)).then(Box::default),
                     wake_at: None,
                 }
             })
@@ -91,6 +90,8 @@ impl Simulation {
                 counts: FlowCounters::default(),
                 fwd,
                 rev,
+                fwd_link: LinkId(paths[fwd as usize]),
+                rev_link: LinkId(paths[rev as usize]),
                 app_delays: AppDelays::default(),
                 completed_at: None,
             });

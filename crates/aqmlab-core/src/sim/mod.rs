@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use crate::agent::Outbox;
 use crate::app::AnyAgent;
-use crate::ids::LinkId;
+use crate::ids::{AgentId, LinkId};
 use crate::invariants;
 use crate::link::{LinkModel, Processing};
 use crate::packet::{PacketArena, PacketId};
@@ -57,6 +57,7 @@ use crate::view::SimView;
 mod build;
 mod connections;
 mod packets;
+mod prefetch;
 mod view;
 
 use connections::Connection;
@@ -100,11 +101,12 @@ struct LinkRt {
     /// What the line does to a packet the queue released: its transmission time, loss and
     /// propagation delay ([`crate::link`]).
     line: LinkModel,
+    /// Time integrals of the discipline's gauges (links in `[trace] links` only). Boxed, so
+    /// that the check every queue change makes costs no cache line of its own.
+    gauge_avg: Option<Box<GaugeAverage>>,
     /// Whole-run counts ([`crate::stats`]): those every packet updates first.
     counts: LinkCounters,
     rng: SimRng,
-    /// Time integrals of the discipline's gauges (links in `[trace] links` only).
-    gauge_avg: Option<GaugeAverage>,
     /// When a wake-up is pending for a discipline that holds packets back (a shaper).
     wake_at: Option<SimTime>,
 }
@@ -118,6 +120,9 @@ impl LinkRt {
     }
 }
 
+/// The leading part of a link record that a packet's passage touches ([`LinkRt`]).
+const LINK_HOT_BYTES: usize = 256;
+
 /// One flow at run time (`repr(C)`, cache-line aligned): what a packet's round trip touches
 /// fits in the first four cache lines.
 #[repr(C, align(64))]
@@ -125,6 +130,10 @@ struct FlowRt {
     /// Offsets of the forward and reverse paths in `Simulation::paths`.
     fwd: u32,
     rev: u32,
+    /// The first link of each (`paths[fwd]`, `paths[rev]`): where the flow's agents send, known
+    /// without a look into `paths`, an array out of cache at 100,000 flows.
+    fwd_link: LinkId,
+    rev_link: LinkId,
     /// Whole-run counts ([`crate::stats`]): those a packet's round trip updates first.
     counts: FlowCounters,
     /// Over the window.
@@ -137,6 +146,9 @@ struct Snapshot {
     links: Vec<LinkCounters>,
     flows: Vec<FlowCounters>,
 }
+
+/// How many of the next events the loop prefetches for as it takes one.
+const UPCOMING_PREFETCHED: usize = 1;
 
 /// One run of a scenario.
 pub struct Simulation {
@@ -304,6 +316,10 @@ impl Simulation {
                 self.assert_invariants();
             }
             let (now, ev) = self.sched.pop().expect("peeked");
+            // The next events' records are fetched while this one runs.
+            for next in self.sched.upcoming(UPCOMING_PREFETCHED) {
+                self.prefetch_event(next);
+            }
             self.events += 1;
             self.work += 1;
             match ev {
@@ -314,12 +330,14 @@ impl Simulation {
                 }
                 Event::Arrive { link, pkt } => self.arrive(now, link, pkt)?,
                 Event::Timer { agent, kind, gen, epoch } => {
+                    self.prefetch_first_hop(agent);
                     if self.epoch_of(agent) == epoch {
                         self.agents[agent.index()].inner_mut().on_timer(now, kind, gen, &mut self.out);
                         self.flush_outbox(now, agent)?;
                     }
                 }
                 Event::Start { agent } => {
+                    self.prefetch_first_hop(agent);
                     self.agents[agent.index()].inner_mut().start(now, &mut self.out);
                     self.flush_outbox(now, agent)?;
                 }
@@ -348,6 +366,52 @@ impl Simulation {
         #[cfg(debug_assertions)]
         self.assert_invariants();
         Ok(())
+    }
+
+    /// Ask for the records an event will read first: an agent's, and its flow's counts and
+    /// paths (which its packets, if it sends any, need next); a packet's.
+    #[inline]
+    fn prefetch_event(&self, event: &Event) {
+        match *event {
+            Event::Timer { agent, .. } | Event::Start { agent } => {
+                prefetch::record(&self.agents[agent.index()]);
+                prefetch::bytes(&self.flows[self.owner_of(agent.flow())], 128);
+            }
+            Event::Arrive { pkt, .. } => prefetch::record(&self.pkts[pkt]),
+            Event::TxDone { .. } | Event::Wake { .. } | Event::Sample => {}
+        }
+    }
+
+    /// Ask for what the packets an agent sends meet first: its first hop's link record and
+    /// counters. Read from its flow's record, which [`Simulation::prefetch_event`] asked for as
+    /// the event before this one was taken.
+    #[inline]
+    fn prefetch_first_hop(&self, agent: AgentId) {
+        let (base, link) = self.first_hop(agent);
+        prefetch::bytes(&self.links[link.index()], LINK_HOT_BYTES);
+        prefetch::bytes(self.hops.hot_address(base as usize), 32);
+    }
+
+    /// Where the packets `agent` sends start: the offset of their path in `paths`, and its
+    /// first link.
+    #[inline]
+    fn first_hop(&self, agent: AgentId) -> (u32, LinkId) {
+        let flow_id = agent.flow();
+        match self.slot_of(flow_id) {
+            Some(c) => {
+                let c = &self.conns[c as usize];
+                let base = if agent.is_sender() { c.fwd } else { c.rev };
+                (base, LinkId(self.paths[base as usize]))
+            }
+            None => {
+                let f = &self.flows[flow_id.0 as usize];
+                if agent.is_sender() {
+                    (f.fwd, f.fwd_link)
+                } else {
+                    (f.rev, f.rev_link)
+                }
+            }
+        }
     }
 
     /// Check every invariant of [`crate::invariants`]; `Err` describes the first one broken.
@@ -455,7 +519,8 @@ mod layout_tests {
     #[test]
     fn hot_fields_fit_in_four_cache_lines() {
         let link_hot_end = offset_of!(LinkRt, counts) + offset_of!(LinkCounters, queue_dropped);
-        assert!(link_hot_end <= 256, "link hot fields end at byte {link_hot_end}");
+        assert!(link_hot_end <= LINK_HOT_BYTES, "link hot fields end at byte {link_hot_end}");
+        assert!(offset_of!(LinkRt, gauge_avg) < 256, "the gauge check costs a cache line");
         let flow_hot_end = offset_of!(FlowRt, counts) + offset_of!(FlowCounters, dropped);
         assert!(flow_hot_end <= 256, "flow hot fields end at byte {flow_hot_end}");
     }

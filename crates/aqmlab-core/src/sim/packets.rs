@@ -4,7 +4,7 @@
 //! the wire (`tx_done`, asking the link model, [`crate::link`]), arrived at the next hop or
 //! delivered (`arrive`).
 
-use super::{LinkRt, SimError, Simulation};
+use super::{prefetch, LinkRt, SimError, Simulation};
 use crate::ids::{AgentId, FlowId, LinkId};
 use crate::invariants;
 use crate::packet::{flags, PacketId, PacketKind};
@@ -81,10 +81,7 @@ impl Simulation {
         self.work += packets.len() as u64;
         let requests = std::mem::take(&mut out.connections);
         out.clear();
-        let (fwd, rev) = match self.conn_mut(flow_id) {
-            Some(c) => (c.fwd, c.rev),
-            None => (self.flows[flow].fwd, self.flows[flow].rev),
-        };
+        let (base, link) = self.first_hop(agent);
         let mut retransmits = 0;
         for mut p in packets.iter().copied() {
             if self.pkts.live() as u64 >= self.sc.max_packets {
@@ -93,9 +90,7 @@ impl Simulation {
             p.sent_at = now;
             p.qdelay = SimDuration::ZERO;
             debug_assert_eq!(is_sender, p.kind == PacketKind::Data, "senders send data, receivers ACKs");
-            let base = if is_sender { fwd } else { rev };
             p.at = base;
-            let link = LinkId(self.paths[base as usize]);
             self.flows[flow].counts.send(p.kind, p.size, p.has(flags::RETX));
             retransmits += u32::from(p.kind == PacketKind::Data && p.has(flags::RETX));
             if let Some(c) = self.conn_mut(flow_id) {
@@ -395,14 +390,18 @@ impl Simulation {
         if !self.last_hop[p.at as usize] {
             p.at += 1;
             let next = LinkId(self.paths[p.at as usize]);
+            prefetch::bytes(&self.links[next.index()], super::LINK_HOT_BYTES);
+            prefetch::bytes(self.hops.hot_address(p.at as usize), 32);
             return self.enqueue(now, next, id);
         }
         let p = *p;
         self.pkts.free(id);
         let flow_id = FlowId(p.flow);
         let flow = self.owner_of(flow_id);
-        self.flows[flow].counts.deliver(p.kind, p.size, (now - p.sent_at).ns(), p.qdelay.ns());
         let agent = if p.kind == PacketKind::Data { AgentId::receiver(flow_id) } else { AgentId::sender(flow_id) };
+        prefetch::record(&self.agents[agent.index()]);
+        prefetch::bytes(&self.flows[flow], 128);
+        self.flows[flow].counts.deliver(p.kind, p.size, (now - p.sent_at).ns(), p.qdelay.ns());
         if let Some(c) = self.conn_mut(flow_id) {
             c.alive -= 1;
             if c.done {

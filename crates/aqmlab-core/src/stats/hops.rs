@@ -86,6 +86,12 @@ impl HopCounters {
         HopCounters { hot: vec![Hot::default(); hops], cold: vec![Cold::default(); hops], window: Window::new(warmup) }
     }
 
+    /// Where the counters every packet updates at `hop` lie (for a prefetch hint).
+    #[inline]
+    pub fn hot_address(&self, hop: usize) -> *const u8 {
+        self.hot.as_ptr().wrapping_add(hop) as *const u8
+    }
+
     #[inline]
     pub fn arrival(&mut self, hop: usize, queue_full: bool) {
         self.hot[hop].arrivals += 1;
