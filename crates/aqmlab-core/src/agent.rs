@@ -105,6 +105,9 @@ pub trait Agent: Send {
     fn on_timer(&mut self, _now: SimTime, _kind: TimerKind, _gen: u32, _out: &mut Outbox) {}
     /// Quantities worth tracing (congestion window, slow-start threshold, RTT estimate).
     fn gauges(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// A timer of this agent comes next: ask for what it will read beyond the agent's own
+    /// record (a prefetch hint, [`crate::prefetch`]; nothing by default).
+    fn prefetch_state(&self) {}
     /// Whether no timer event of this agent is pending, so that its slot can be given to another
     /// connection without a stale event reaching the newcomer (a workload's connections).
     fn quiescent(&self) -> bool {

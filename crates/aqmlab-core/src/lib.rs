@@ -4,10 +4,10 @@
 //! circle; `tests/core/shape.rs` checks every import outside tests against this order):
 //! - [`suggest`], [`columns`]: leaves: "did you mean" suggestions for messages; rows of
 //!   records turned into typed columns (how results cross the binding);
-//! - [`units`], [`ids`], [`rng`]: integer time (ns; typed as [`units::SimTime`] and
-//!   [`units::SimDuration`] wherever time is kept, the statistics' sums and the results aside),
-//!   rates (bit/s), sizes (bytes); typed link, flow and agent ids; per-component random streams
-//!   derived from (seed, name);
+//! - [`units`], [`ids`], [`rng`], `prefetch`: integer time (ns; typed as [`units::SimTime`]
+//!   and [`units::SimDuration`] wherever time is kept, the statistics' sums and the results
+//!   aside), rates (bit/s), sizes (bytes); typed link, flow and agent ids; per-component random
+//!   streams derived from (seed, name); cache-line prefetch hints for the event loop;
 //! - [`packet`]: packets as small records in an arena;
 //! - [`agent`]: the contract between the event loop and a flow's endpoints;
 //! - [`sched`]: the event queue (a radix heap), ordered by (time, insertion sequence);
@@ -42,6 +42,7 @@ pub mod invariants;
 pub mod link;
 pub mod packet;
 pub mod packet_trace;
+pub(crate) mod prefetch;
 pub mod qdisc;
 pub mod result_columns;
 pub mod results;

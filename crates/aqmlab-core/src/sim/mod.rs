@@ -42,6 +42,7 @@ use crate::invariants;
 use crate::link::{LinkModel, Processing};
 use crate::packet::{PacketArena, PacketId};
 use crate::packet_trace::PacketTracer;
+use crate::prefetch;
 use crate::qdisc::{AnyQdisc, DropReason};
 use crate::results::{self, Results, SeriesRecorder};
 use crate::rng::SimRng;
@@ -57,7 +58,6 @@ use crate::view::SimView;
 mod build;
 mod connections;
 mod packets;
-mod prefetch;
 mod view;
 
 use connections::Connection;
@@ -330,6 +330,7 @@ impl Simulation {
                 }
                 Event::Arrive { link, pkt } => self.arrive(now, link, pkt)?,
                 Event::Timer { agent, kind, gen, epoch } => {
+                    self.agents[agent.index()].inner().prefetch_state();
                     self.prefetch_first_hop(agent);
                     if self.epoch_of(agent) == epoch {
                         self.agents[agent.index()].inner_mut().on_timer(now, kind, gen, &mut self.out);

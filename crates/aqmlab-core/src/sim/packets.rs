@@ -4,11 +4,12 @@
 //! the wire (`tx_done`, asking the link model, [`crate::link`]), arrived at the next hop or
 //! delivered (`arrive`).
 
-use super::{prefetch, LinkRt, SimError, Simulation};
+use super::{LinkRt, SimError, Simulation};
 use crate::ids::{AgentId, FlowId, LinkId};
 use crate::invariants;
 use crate::packet::{flags, PacketId, PacketKind};
 use crate::packet_trace::PacketEvent;
+use crate::prefetch;
 use crate::qdisc::{DropReason, QdiscCtx, QueueDisc, Verdict};
 use crate::sched::Event;
 use crate::stats::{overlap, DropPlace};
@@ -392,6 +393,12 @@ impl Simulation {
             let next = LinkId(self.paths[p.at as usize]);
             prefetch::bytes(&self.links[next.index()], super::LINK_HOT_BYTES);
             prefetch::bytes(self.hops.hot_address(p.at as usize), 32);
+            // And what a drop there would update: the hop's and the flow's drop counts.
+            prefetch::bytes(self.hops.cold_address(p.at as usize), 32);
+            let flow = p.flow as usize;
+            if flow < self.flows.len() {
+                prefetch::bytes(&self.flows[flow].counts.dropped, 64);
+            }
             return self.enqueue(now, next, id);
         }
         let p = *p;

@@ -92,6 +92,12 @@ impl HopCounters {
         self.hot.as_ptr().wrapping_add(hop) as *const u8
     }
 
+    /// Where the counters drops and marks update at `hop` lie (for a prefetch hint).
+    #[inline]
+    pub fn cold_address(&self, hop: usize) -> *const u8 {
+        self.cold.as_ptr().wrapping_add(hop) as *const u8
+    }
+
     #[inline]
     pub fn arrival(&mut self, hop: usize, queue_full: bool) {
         self.hot[hop].arrivals += 1;

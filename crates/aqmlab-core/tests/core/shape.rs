@@ -45,7 +45,7 @@ fn no_core_file_is_long_without_a_reason_in_its_header() {
 /// module has to be given its place here.
 const LAYERS: &[&[&str]] = &[
     &["suggest", "columns"],
-    &["units", "ids", "rng"],
+    &["units", "ids", "rng", "prefetch"],
     &["packet"],
     &["agent"],
     &["sched"],

@@ -263,6 +263,13 @@ impl Agent for Sender {
         }
     }
 
+    fn prefetch_state(&self) {
+        // A timeout resends the first unacknowledged segment.
+        if let Some(first) = self.segs.front() {
+            crate::prefetch::record(first);
+        }
+    }
+
     fn on_timer(&mut self, now: SimTime, kind: TimerKind, gen: u32, out: &mut Outbox) {
         let Some(timer) = Timer::of(kind) else { return };
         if self.done {

@@ -11,7 +11,7 @@ const LINE: usize = 64;
 
 /// Ask for the cache lines of `bytes` bytes from `start` (a record, or its leading part).
 #[inline(always)]
-pub(super) fn bytes<T>(start: *const T, bytes: usize) {
+pub(crate) fn bytes<T>(start: *const T, bytes: usize) {
     let first = start as usize & !(LINE - 1);
     let last = (start as usize).wrapping_add(bytes.max(1) - 1) & !(LINE - 1);
     let mut line = first;
@@ -23,7 +23,7 @@ pub(super) fn bytes<T>(start: *const T, bytes: usize) {
 
 /// Ask for every cache line of `record`.
 #[inline(always)]
-pub(super) fn record<T>(record: &T) {
+pub(crate) fn record<T>(record: &T) {
     bytes(record as *const T, std::mem::size_of::<T>());
 }
 
