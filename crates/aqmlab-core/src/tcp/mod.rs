@@ -95,6 +95,10 @@ pub struct Common {
     /// rule inside RFC 6675's recovery, as ns-3 does).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub partial_ack_retransmit: bool,
+    /// In SACK recovery, a segment retransmitted once is not retransmitted again before a
+    /// timeout, by this recovery or a later one (as ns-3 3.44's scoreboard).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub retransmit_once: bool,
 }
 
 /// How congestion marks travel back from the receiver to the sender.
@@ -252,6 +256,19 @@ impl Common {
             "partial_ack_retransmit",
             "needs sack = true: it is a rule of RFC 6675's SACK recovery",
         )?;
+        let retransmit_once: bool = f.or(
+            "retransmit_once",
+            false,
+            "in SACK recovery, never resend a segment already retransmitted since the last timeout, in this recovery \
+             or a later one (as ns-3 3.44's scoreboard; RFC 6675's HighRxt starts again with each recovery, so a new \
+             recovery resends what the last one resent and lost); each recovery still begins by resending the first \
+             unacknowledged segment (needs sack = true)",
+        )?;
+        f.ensure(
+            !retransmit_once || sack,
+            "retransmit_once",
+            "needs sack = true: it is a rule of RFC 6675's SACK recovery",
+        )?;
         let handshake: bool = f.or(
             "handshake",
             false,
@@ -281,6 +298,7 @@ impl Common {
             limited_transmit,
             prr,
             partial_ack_retransmit,
+            retransmit_once,
         })
     }
 

@@ -587,6 +587,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                     if rng.chance(0.3) {
                         let _ = writeln!(t, "partial_ack_retransmit = true");
                     }
+                    if rng.chance(0.3) {
+                        let _ = writeln!(t, "retransmit_once = true");
+                    }
                 }
                 if SACK_CAPABLE.contains(&cc) && rng.chance(0.3) {
                     let _ = writeln!(t, "limited_transmit = true");
@@ -637,6 +640,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                     }
                     if rng.chance(0.3) {
                         let _ = writeln!(t, "partial_ack_retransmit = true");
+                    }
+                    if rng.chance(0.3) {
+                        let _ = writeln!(t, "retransmit_once = true");
                     }
                 }
                 if SACK_CAPABLE.contains(&cc) && rng.chance(0.3) {

@@ -55,6 +55,8 @@ struct Seg {
     deadline: SimTime,
     /// A SACK block covered it (SACK flows only).
     sacked: bool,
+    /// Retransmitted since the last timeout (read with `retransmit_once`).
+    rxt: bool,
 }
 
 /// Where the connection is in its opening (`handshake = true`).
@@ -110,6 +112,8 @@ pub struct Sender {
     prr: bool,
     /// A partial ACK in SACK recovery also resends the first unacknowledged segment.
     partial_ack_retransmit: bool,
+    /// SACK recovery resends no segment already retransmitted since the last timeout.
+    retransmit_once: bool,
     /// Segments in `segs` SACKed.
     sacked: u32,
     recovery: Option<SackRecovery>,
@@ -167,6 +171,7 @@ impl Sender {
             limited_transmit: c.limited_transmit,
             prr: c.prr,
             partial_ack_retransmit: c.partial_ack_retransmit,
+            retransmit_once: c.retransmit_once,
             sacked: 0,
             recovery: None,
             no_recovery_before: 0,

@@ -35,6 +35,17 @@
 //! besides earlier ones resends it as soon as the holes below are repaired, where RFC 6675 alone
 //! repairs only what lies below the highest SACKed segment and leaves the last one to the timer.
 //!
+//! With `retransmit_once = true`, a segment retransmitted since the last timeout is not
+//! retransmitted again by NextSeg() (rules 1 and 3) or the partial-ACK rule, in this recovery
+//! or a later one, and counts in `pipe` while it is neither SACKed nor acknowledged; each
+//! recovery still begins by resending its first unacknowledged segment. This is ns-3 3.44's
+//! scoreboard (a per-segment retransmitted flag, cleared by a timeout) and Linux's
+//! `TCPCB_SACKED_RETRANS` mark without the detection of lost retransmissions (RACK) that clears
+//! it there. RFC 6675 instead keeps HighRxt per recovery: a recovery that begins as the last
+//! one ends (its head lost by the scoreboard) resends every segment the scoreboard holds lost,
+//! including those the last one resent and lost again, so such a loss is repaired without the
+//! timer; with this option it waits for the timer.
+//!
 //! When recovery begins and ends is decided on the ACK path (`ack.rs`).
 
 use super::super::cc::AckInfo;
@@ -154,12 +165,16 @@ impl Sender {
     }
 
     /// `partial_ack_retransmit`: after a partial ACK, resend the first unacknowledged segment
-    /// unless it is SACKed or this recovery resent it (it lies below HighRxt).
+    /// unless it is SACKed or this recovery resent it (it lies below HighRxt), or with
+    /// `retransmit_once` any recovery since the last timeout did.
     pub(super) fn resend_head_on_partial_ack(&mut self, now: SimTime, out: &mut Outbox) {
         let una = self.snd_una;
         let end = self.seg_end(una);
+        if self.segs.is_empty() || !self.may_resend(0) {
+            return;
+        }
         let Some(r) = self.recovery.as_mut() else { return };
-        if una < r.high_rxt || self.segs.front().is_none_or(|s| s.sacked) {
+        if una < r.high_rxt {
             return;
         }
         r.high_rxt = end; // above the old HighRxt, which lay at or below una
@@ -167,6 +182,13 @@ impl Sender {
             p.sent += 1; // prr_out counts every segment sent in recovery
         }
         self.transmit(now, una, out);
+    }
+
+    /// Whether recovery may resend the segment at index `i`: it is not SACKed, and with
+    /// `retransmit_once` it was not retransmitted since the last timeout.
+    fn may_resend(&self, i: usize) -> bool {
+        let s = &self.segs[i];
+        !(s.sacked || (self.retransmit_once && s.rxt))
     }
 
     /// Count the segments an ACK in recovery delivered (PRR's DeliveredData).
@@ -186,7 +208,8 @@ impl Sender {
         for (i, s) in self.segs.iter().enumerate() {
             if !s.sacked {
                 let seq = self.snd_una + i as u64 * self.mss;
-                pipe += u32::from(i >= lost) + u32::from(seq < rec.high_rxt);
+                let resent = seq < rec.high_rxt || (self.retransmit_once && s.rxt);
+                pipe += u32::from(i >= lost) + u32::from(resent);
             }
         }
         let high_sacked =
@@ -198,7 +221,7 @@ impl Sender {
         while allowance.map_or(pipe < wnd, |a| a > 0) {
             let from = (rec.high_rxt.max(self.snd_una) - self.snd_una).div_ceil(self.mss) as usize;
             // Rule 1: the first lost segment not retransmitted yet.
-            let lost_seg = (from..lost).find(|&i| !self.segs[i].sacked);
+            let lost_seg = (from..lost).find(|&i| self.may_resend(i));
             let seq = if let Some(i) = lost_seg {
                 self.snd_una + i as u64 * self.mss
             } else if self.snd_max < limit && self.segs_in(self.snd_una, self.snd_max) < self.max_window {
@@ -206,7 +229,7 @@ impl Sender {
                 self.snd_max
             } else {
                 // Rule 3: the first unSACKed segment below the highest SACKed one.
-                match (from..self.segs.len()).find(|&i| !self.segs[i].sacked) {
+                match (from..self.segs.len()).find(|&i| self.may_resend(i)) {
                     Some(i) if self.snd_una + (i as u64) * self.mss < high_sacked => self.snd_una + i as u64 * self.mss,
                     _ => break,
                 }
@@ -317,6 +340,70 @@ mod tests {
         assert_eq!(again, [30, LAST]);
         // And the transfer ends sooner by more than a round trip (the timer's wait and its go-back).
         assert!(partial.completed.unwrap() + RTT < rfc.completed.unwrap(), "the timer costs at least a round trip");
+    }
+
+    #[test]
+    fn retransmit_once_leaves_a_retransmission_lost_in_one_recovery_to_the_timer() {
+        // Recovery 1 begins on the loss of segment 300 and ends when the cumulative ACK reaches
+        // its recovery point P (the highest segment sent before it, + 1). Segment P - 1 is lost
+        // too: it is found lost only once new segments sent in recovery 1 are SACKed, so recovery
+        // 1 lasts two round trips. Segments C = P + 4 and C + 2, new data of recovery 1, are lost
+        // and resent in it, C + 2's retransmission lost as well. When the retransmission of P - 1
+        // is ACKed recovery 1 ends with C's retransmission still in flight: C is the new head,
+        // lost by the scoreboard, and recovery 2 begins at once. RFC 6675's HighRxt starts again
+        // with it, so it resends C and then C + 2 (lost by the scoreboard, and above the new
+        // HighRxt): no timeout. With `retransmit_once` (ns-3 3.44's scoreboard) recovery 2 resends
+        // only its head C; C + 2 waits for the timer.
+        let keys = "cc = \"reno\"\ninitial_ssthresh = 40\nsack = true";
+        let plain = |extra: &str| {
+            let mut b = Bench::new(&common(&format!("{keys}\n{extra}")), None, GBPS, 50 * MS);
+            b.drop = drop_first(&[300]);
+            b.run_until(2000 * MS);
+            b
+        };
+        // P from a run losing 300 alone: the highest segment sent before 300 went again.
+        let b = plain("");
+        let began = b.sends_of(300 * SEG)[1];
+        let point = b.sent.iter().filter(|x| x.t < began).map(|x| x.seq / SEG).max().unwrap() + 1;
+        let c = point + 4;
+        let run = |extra: &str| {
+            let mut b = Bench::new(&common(&format!("{keys}\n{extra}")), None, GBPS, 50 * MS);
+            let mut resent = 0;
+            b.drop = Box::new(move |p, _| {
+                let k = p.seq / SEG;
+                if !p.has(flags::RETX) {
+                    return [300, point - 1, c, c + 2].contains(&k);
+                }
+                if k == c + 2 {
+                    resent += 1;
+                    return resent == 1; // its first retransmission is lost
+                }
+                false
+            });
+            b.run_until(3000 * MS);
+            b
+        };
+        let (rfc, once) = (run(""), run("retransmit_once = true"));
+        assert!(rfc.completed.is_none() && once.completed.is_none(), "an endless transfer");
+        // Both resend P - 1, C and C + 2 in recovery 1, and C again as recovery 2 begins.
+        for b in [&rfc, &once] {
+            assert_eq!(b.sends_of((point - 1) * SEG).len(), 2);
+            assert_eq!(b.sends_of(c * SEG).len(), 3, "C: first, in recovery 1, as recovery 2's head");
+        }
+        let third = |b: &Bench| b.sends_of((c + 2) * SEG)[2];
+        assert!(rfc.timeouts.is_empty(), "RFC 6675: {:?}", rfc.timeouts);
+        assert_eq!(once.timeouts.len(), 1, "retransmit_once: {:?}", once.timeouts);
+        // RFC 6675 resends C + 2 within a round trip of C's third sending; retransmit_once only
+        // when the timer expires, at least 200 ms later.
+        let c_again = |b: &Bench| b.sends_of(c * SEG)[2];
+        assert!(third(&rfc) - c_again(&rfc) < RTT, "{} ns", third(&rfc) - c_again(&rfc));
+        assert_eq!(third(&once), once.timeouts[0], "resent by the timer");
+        assert!(third(&once) - c_again(&once) >= 200 * MS);
+        // Before the timeout retransmit_once sends nothing twice but C (each recovery's head).
+        let twice: Vec<u64> = (250..c + 40)
+            .filter(|k| once.sent.iter().filter(|s| s.seq == k * SEG && s.t < once.timeouts[0]).count() > 2)
+            .collect();
+        assert_eq!(twice, [c]);
     }
 
     #[test]

@@ -134,6 +134,7 @@ impl Sender {
         let app_ts = if retx {
             let s = &mut self.segs[idx];
             s.sends += 1;
+            s.rxt = true;
             s.last_sent = now;
             s.snap = snap;
             s.app_ts
@@ -148,6 +149,7 @@ impl Sender {
                 app_ts,
                 deadline: SimTime::ZERO,
                 sacked: false,
+                rxt: false,
             });
             self.snd_max = end;
             app_ts

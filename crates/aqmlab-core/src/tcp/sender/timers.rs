@@ -129,6 +129,9 @@ impl Sender {
             // RFC 6675 section 5.1: the recovery ends, and no new one before this is acknowledged.
             self.recovery = None;
             self.no_recovery_before = self.snd_max;
+            for s in &mut self.segs {
+                s.rxt = false;
+            }
             self.snd_nxt = self.snd_una;
             self.dupacks = 0;
             self.send_allowed(now, out);
