@@ -18,7 +18,9 @@
 // did not finish by --duration), the SYNs it sent, its retransmission timeouts on data and its
 // data segments sent again and its packets dropped at the bottleneck (-1 the SYN, else the
 // segment's index from 0); and the
-// bottleneck queue's arrivals and drops (r1 -> r2).
+// bottleneck queue's arrivals and drops (r1 -> r2). To trace connections packet by packet:
+// --txLog (every segment sent), --eventLog (each drop at the bottleneck with its time, each
+// congestion state entered, the retransmission timeout in force), --queueLog.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -143,6 +145,12 @@ static std::ofstream g_txLog;
 // --queueLog=FILE: the bottleneck queue disc's length (packets) every millisecond.
 static std::ofstream g_queueLog;
 
+// --eventLog=FILE: each connection's losses and state changes, one a line "ns connection what
+// value": "drop SEQ" a packet dropped at the bottleneck (SEQ its sequence number, 0 the SYN),
+// "state NAME" an entry into a congestion state (CA_RECOVERY a fast retransmit, CA_LOSS a
+// retransmission timeout), "rto NS" the retransmission timeout each time it changes.
+static std::ofstream g_eventLog;
+
 static void
 SampleQueue(Ptr<QueueDisc> queue, Time every)
 {
@@ -192,6 +200,20 @@ OnCongState(size_t index, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCon
     {
         ++g_connections[index].timeouts;
     }
+    if (g_eventLog.is_open())
+    {
+        g_eventLog << Simulator::Now().GetNanoSeconds() << ' ' << index << " state "
+                   << TcpSocketState::TcpCongStateName[now] << '\n';
+    }
+}
+
+static void
+OnRto(size_t index, Time, Time now)
+{
+    if (g_eventLog.is_open())
+    {
+        g_eventLog << Simulator::Now().GetNanoSeconds() << ' ' << index << " rto " << now.GetNanoSeconds() << '\n';
+    }
 }
 
 // A connection by its source port (ns-3 hands ephemeral ports out in turn, none reused here).
@@ -211,6 +233,11 @@ OnBottleneckDrop(Ptr<const QueueDiscItem> item)
         return; // an ACK from the sink: not a connection's data
     }
     Connection& c = g_connections[found->second];
+    if (g_eventLog.is_open())
+    {
+        g_eventLog << Simulator::Now().GetNanoSeconds() << ' ' << found->second << " drop "
+                   << header.GetSequenceNumber().GetValue() << '\n';
+    }
     // The SYN takes sequence number 0: data byte k (from 0) has sequence number k + 1.
     const bool syn = header.GetFlags() & TcpHeader::SYN;
     c.drops.push_back(syn ? int64_t{-1} : int64_t{(header.GetSequenceNumber().GetValue() - 1) / 1460});
@@ -227,6 +254,10 @@ Watch(Ptr<BulkSendApplication> app, size_t index)
     socket->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnAck, index));
     socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, index));
     socket->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, index));
+    if (g_eventLog.is_open())
+    {
+        socket->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, index));
+    }
 }
 
 int
@@ -235,6 +266,7 @@ main(int argc, char* argv[])
     std::string cdfPath;
     std::string txLog;
     std::string queueLog;
+    std::string eventLog;
     double rate = 10;
     double start = 0;
     double stop = 30;
@@ -269,6 +301,7 @@ main(int argc, char* argv[])
     cmd.AddValue("seed", "RNG run number", seed);
     cmd.AddValue("sndBuf", "TCP send buffer, bytes", sndBuf);
     cmd.AddValue("queueLog", "write the bottleneck queue's length every millisecond to this file", queueLog);
+    cmd.AddValue("eventLog", "write each connection's bottleneck drops and congestion states to this file", eventLog);
     cmd.AddValue("txLog", "write every segment sent (ns, connection, seq, bytes) to this file", txLog);
     cmd.AddValue("sack", "selective acknowledgements (recovery by PRR; without, NewReno's)", sack);
     cmd.AddValue("prr", "with --sack, ns3 (ns-3's TcpPrrRecovery) or rfc6937 (written here from the RFC)", prr);
@@ -276,6 +309,10 @@ main(int argc, char* argv[])
     if (!txLog.empty())
     {
         g_txLog.open(txLog);
+    }
+    if (!eventLog.empty())
+    {
+        g_eventLog.open(eventLog);
     }
 
     RngSeedManager::SetSeed(1);
