@@ -4,6 +4,7 @@
     python benches/peers/workload_compare.py                   # S5, 5 seeds
     python benches/peers/workload_compare.py --seeds 3 --json out.json
     python benches/peers/workload_compare.py --causes --queue    # why timeouts differ
+    python benches/peers/workload_compare.py --same-flows       # ns-3 given aqmlab's connections: paired
 
 The scenario is benches/scenarios/workload-dumbbell.toml (S5): the web-search workload at 60%
 of a 100 Mbps DropTail bottleneck, one sender and one receiver, CUBIC with NewReno recovery, a
@@ -171,6 +172,8 @@ class Run:
         # The bottleneck queue's length (packets) every millisecond while flows arrive (--queue).
         self.queue: np.ndarray | None = queue
         self.arrivals, self.drops, self.seconds = arrivals, drops, seconds
+        # Per connection, when it began (its SYN), seconds.
+        self.start: np.ndarray | None = None
 
 
 def run_aqmlab(
@@ -219,13 +222,15 @@ def run_aqmlab(
         elapsed,
         lost,
     )
+    run.start = c["start_s"].to_numpy(dtype=float)
     if queue:
         series = results.series["link:bottleneck"]
         run.queue = series[series["t_s"] < read_scenario(SCENARIO)["stop_s"]]["qlen_pkts"].to_numpy()
     return run, c["ideal_fct_s"].to_numpy(dtype=float)
 
 
-def run_ns3(seed: int, s: dict, extra: list[str], queue: bool = False) -> Run:
+def run_ns3(seed: int, s: dict, extra: list[str], queue: bool = False, flows: Run | None = None) -> Run:
+    """``flows``: an aqmlab run whose connections (start, size) ns-3 is given instead of drawing its own."""
     segment = s["packet"] - s["header"]
     bdp_packets = s["bottleneck_bps"] * 2 * (s["bottleneck_delay_s"] + 2 * s["access_delay_s"]) / (8 * s["packet"])
     # A send buffer of twice the largest window the path holds (its round trip and the queue):
@@ -250,13 +255,24 @@ def run_ns3(seed: int, s: dict, extra: list[str], queue: bool = False) -> Run:
         f"--sack={'true' if s['sack'] else 'false'}",
         *extra,
     ]
+    flows_file = None
+    if flows is not None:
+        assert flows.start is not None
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as flows_file:
+            for start, size in zip(flows.start, flows.size, strict=True):
+                flows_file.write(f"{float(start)!r} {int(size)}\n")
+        cmd.append(f"--flows={flows_file.name}")
     queue_log = None
     if queue:
         with tempfile.NamedTemporaryFile(suffix=".txt", delete=False) as file:
             queue_log = file
         cmd.append(f"--queueLog={queue_log.name}")
     t0 = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    finally:
+        if flows_file is not None:
+            Path(flows_file.name).unlink()
     elapsed = time.perf_counter() - t0
     samples = None
     if queue_log is not None:
@@ -362,6 +378,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also classify each timeout by what the connection lost at the bottleneck (aqmlab logs its packets)",
     )
+    parser.add_argument(
+        "--same-flows",
+        action="store_true",
+        help="give ns-3 aqmlab's connections (start times and sizes) instead of its own draws: a paired comparison",
+    )
     args = parser.parse_args(argv)
     if not NS3_PROGRAM.exists():
         print(f"workload_compare: {NS3_PROGRAM} is missing: run benches/peers/setup-ns3.sh", file=sys.stderr)
@@ -383,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         ideal = ideal_fct(run.size, s)
         worst_ideal = max(worst_ideal, float(np.max(np.abs(ideal - reported_ideal) / reported_ideal)))
         runs["aqmlab"].append(run)
-        runs["ns-3"].append(run_ns3(seed, s, args.ns3_arg, args.queue))
+        runs["ns-3"].append(run_ns3(seed, s, args.ns3_arg, args.queue, run if args.same_flows else None))
         print(f"seed {seed}: aqmlab {len(run.size)} connections, ns-3 {len(runs['ns-3'][-1].size)}", file=sys.stderr)
     if worst_ideal > 1e-9:
         print(f"workload_compare: the ideal FCT computed here is {worst_ideal:.2e} off aqmlab's", file=sys.stderr)

@@ -6,13 +6,16 @@
 // Connections arrive at h as a Poisson process of --rate per second between --start and --stop;
 // each is a BulkSendApplication (a new TCP connection, three-way handshake included) sending a
 // size drawn from --cdf (lines "bytes cumulative-probability", linear between points, '#'
-// comments: aqmlab's built-in files) to one PacketSink on d. A connection's completion time runs
-// from its start (the SYN) to the sender's receipt of the ACK of its last byte, as aqmlab counts
-// it. Every device has a FIFO queue disc (the bottleneck's of --limit packets) and a device queue
+// comments: aqmlab's built-in files) to one PacketSink on d; or, with --flows=FILE, the
+// connections listed there ("start-seconds bytes" a line: aqmlab's, for a paired comparison). A
+// connection's completion time runs from its start (the SYN) to the sender's receipt of the ACK
+// of its last byte, as aqmlab counts it. Every device has a FIFO queue disc (the bottleneck's of --limit packets) and a device queue
 // of one packet. TCP: --tcpType (newreno or cubic, HyStart off), --sack (recovery by PRR with it,
 // ns-3's own or, with --prr=rfc6937, the one below; NewReno's without), timestamps off, limited transmit on, segment 1460 bytes (1500 on the wire with TCP/IPv4 headers, +2 PPP),
 // initial window --initialCwnd, RTO at least --minRto and 1 s before the first sample (the SYN's
-// too), an ACK per segment, a send buffer of --sndBuf bytes (more than the largest window here).
+// too), an ACK per segment, a send buffer of --sndBuf bytes (workload_compare.py gives twice the
+// largest window the path holds; the flight of a recovery after a slow-start overshoot can fill
+// it, which stops new data: benches/peers/README.md, S5).
 //
 // Prints one JSON line: for every connection, its size, start and completion time (-1 when it
 // did not finish by --duration), the SYNs it sent, its retransmission timeouts on data and its
@@ -264,6 +267,7 @@ int
 main(int argc, char* argv[])
 {
     std::string cdfPath;
+    std::string flowsPath;
     std::string txLog;
     std::string queueLog;
     std::string eventLog;
@@ -286,6 +290,10 @@ main(int argc, char* argv[])
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("cdf", "flow-size CDF file", cdfPath);
+    cmd.AddValue("flows",
+                 "connections given instead of drawn: a line 'start-seconds bytes' each (then --cdf, --rate, --start "
+                 "and --stop are not read)",
+                 flowsPath);
     cmd.AddValue("rate", "connections per second", rate);
     cmd.AddValue("start", "first arrival no earlier than this, seconds", start);
     cmd.AddValue("stop", "no arrival after this, seconds", stop);
@@ -375,7 +383,7 @@ main(int argc, char* argv[])
             }
         }
     }
-    NS_ABORT_MSG_IF(cdf.size() < 2, "--cdf: no points read from " << cdfPath);
+    NS_ABORT_MSG_IF(flowsPath.empty() && cdf.size() < 2, "--cdf: no points read from " << cdfPath);
 
     NodeContainer nodes;
     nodes.Create(4);
@@ -420,25 +428,43 @@ main(int argc, char* argv[])
     PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
     sink.Install(d).Start(Seconds(0));
 
-    auto gap = CreateObject<ExponentialRandomVariable>();
-    gap->SetAttribute("Mean", DoubleValue(1.0 / rate));
-    auto u = CreateObject<UniformRandomVariable>();
-    double t = start + gap->GetValue();
-    while (t < stop)
+    // The connections: (start, bytes), drawn (Poisson arrivals, sizes from the CDF) or given.
+    std::vector<std::pair<double, uint64_t>> arrivals;
+    if (!flowsPath.empty())
     {
-        const double p = u->GetValue();
-        double size = cdf.back().first;
-        for (size_t k = 1; k < cdf.size(); ++k)
+        std::ifstream in(flowsPath);
+        NS_ABORT_MSG_IF(!in, "--flows: cannot read " << flowsPath);
+        double at;
+        uint64_t bytes;
+        while (in >> at >> bytes)
         {
-            if (p <= cdf[k].second)
-            {
-                const auto [x0, p0] = cdf[k - 1];
-                const auto [x1, p1] = cdf[k];
-                size = p1 > p0 ? x0 + (x1 - x0) * (p - p0) / (p1 - p0) : x1;
-                break;
-            }
+            arrivals.emplace_back(at, bytes);
         }
-        const uint64_t bytes = std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(size)));
+    }
+    else
+    {
+        auto gap = CreateObject<ExponentialRandomVariable>();
+        gap->SetAttribute("Mean", DoubleValue(1.0 / rate));
+        auto u = CreateObject<UniformRandomVariable>();
+        for (double t = start + gap->GetValue(); t < stop; t += gap->GetValue())
+        {
+            const double p = u->GetValue();
+            double size = cdf.back().first;
+            for (size_t k = 1; k < cdf.size(); ++k)
+            {
+                if (p <= cdf[k].second)
+                {
+                    const auto [x0, p0] = cdf[k - 1];
+                    const auto [x1, p1] = cdf[k];
+                    size = p1 > p0 ? x0 + (x1 - x0) * (p - p0) / (p1 - p0) : x1;
+                    break;
+                }
+            }
+            arrivals.emplace_back(t, std::max<uint64_t>(1, static_cast<uint64_t>(std::llround(size))));
+        }
+    }
+    for (const auto& [t, bytes] : arrivals)
+    {
         BulkSendHelper sender("ns3::TcpSocketFactory", InetSocketAddress(sinkIf.GetAddress(1), port));
         sender.SetAttribute("MaxBytes", UintegerValue(bytes));
         sender.SetAttribute("SendSize", UintegerValue(1460));
@@ -449,7 +475,6 @@ main(int argc, char* argv[])
                             &Watch,
                             DynamicCast<BulkSendApplication>(app.Get(0)),
                             g_connections.size() - 1);
-        t += gap->GetValue();
     }
 
     Simulator::Stop(Seconds(duration));
