@@ -13,6 +13,7 @@ use crate::results::SeriesRecorder;
 use crate::rng::SimRng;
 use crate::scenario::Scenario;
 use crate::sched::{Event, Scheduler};
+use crate::stats::gauges::GaugeAverage;
 use crate::stats::hops::HopCounters;
 use crate::stats::{AppDelays, FlowCounters, LinkCounters, LinkIntegrals, Window};
 use crate::units::{SimDuration, SimTime};
@@ -44,6 +45,7 @@ impl Simulation {
                 let info = LinkInfo { rate_bps: l.rate_bps, n_flows: sc.flows.len(), mean_packet_size };
                 let queue = l.queue.build(&info);
                 let direct_capable = l.loss == 0.0 && !has_processing && !queue.may_drop_in_service();
+                let gauged = sc.trace.links.contains(&(li as u32));
                 LinkRt {
                     line: LinkModel::new(l.rate_bps, l.delay_ns, l.loss, l.capacity.clone()),
                     q: queue,
@@ -60,7 +62,8 @@ impl Simulation {
                     last_change: SimTime(sc.warmup_ns),
                     counts: LinkCounters::default(),
                     integrals: LinkIntegrals::default(),
-                    gauge_avg: sc.trace.links.contains(&(li as u32)).then(Box::default),
+                    gauge_avg: gauged.then(GaugeAverage::default),
+                    gauged,
                     wake_at: None,
                 }
             })

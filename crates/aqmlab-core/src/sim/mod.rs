@@ -91,6 +91,9 @@ struct LinkRt {
     /// Whether this link's transmissions may go direct: no loss on the wire, no routers'
     /// processing in the run, a discipline that never aborts a transmission.
     direct_capable: bool,
+    /// Whether `gauge_avg` is kept: the check every queue change makes, here rather than on
+    /// the record's last cache line.
+    gauged: bool,
     /// When the queue-length integrals were last brought up to date.
     last_change: SimTime,
     tx_start: SimTime,
@@ -101,12 +104,11 @@ struct LinkRt {
     /// What the line does to a packet the queue released: its transmission time, loss and
     /// propagation delay ([`crate::link`]).
     line: LinkModel,
-    /// Time integrals of the discipline's gauges (links in `[trace] links` only). Boxed, so
-    /// that the check every queue change makes costs no cache line of its own.
-    gauge_avg: Option<Box<GaugeAverage>>,
     /// Whole-run counts ([`crate::stats`]): those every packet updates first.
     counts: LinkCounters,
     rng: SimRng,
+    /// Time integrals of the discipline's gauges (links in `[trace] links` only: `gauged`).
+    gauge_avg: Option<GaugeAverage>,
     /// When a wake-up is pending for a discipline that holds packets back (a shaper).
     wake_at: Option<SimTime>,
 }
@@ -521,7 +523,7 @@ mod layout_tests {
     fn hot_fields_fit_in_four_cache_lines() {
         let link_hot_end = offset_of!(LinkRt, counts) + offset_of!(LinkCounters, queue_dropped);
         assert!(link_hot_end <= LINK_HOT_BYTES, "link hot fields end at byte {link_hot_end}");
-        assert!(offset_of!(LinkRt, gauge_avg) < 256, "the gauge check costs a cache line");
+        assert!(offset_of!(LinkRt, gauged) < LINK_HOT_BYTES, "the gauge check costs a cache line");
         let flow_hot_end = offset_of!(FlowRt, counts) + offset_of!(FlowCounters, dropped);
         assert!(flow_hot_end <= 256, "flow hot fields end at byte {flow_hot_end}");
     }

@@ -38,8 +38,10 @@ impl Simulation {
         if dt > SimDuration::ZERO {
             l.integrals.area_pkts += l.q.len() as u128 * dt.ns() as u128;
             l.integrals.area_bytes += l.q.bytes() as u128 * dt.ns() as u128;
-            if let Some(g) = &mut l.gauge_avg {
-                g.add(l.q.inner(), dt);
+            if l.gauged {
+                if let Some(g) = &mut l.gauge_avg {
+                    g.add(l.q.inner(), dt);
+                }
             }
         }
         l.last_change = l.last_change.max(now);

@@ -83,7 +83,7 @@ impl SimView for Simulation {
         &self.links[link].integrals
     }
     fn link_gauges(&self, link: usize) -> Option<&GaugeAverage> {
-        self.links[link].gauge_avg.as_deref()
+        self.links[link].gauge_avg.as_ref()
     }
     fn flow_counts(&self, flow: usize) -> &FlowCounters {
         &self.flows[flow].counts
