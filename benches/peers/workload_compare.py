@@ -229,20 +229,28 @@ def run_aqmlab(
     return run, c["ideal_fct_s"].to_numpy(dtype=float)
 
 
-def run_ns3(seed: int, s: dict, extra: list[str], queue: bool = False, flows: Run | None = None) -> Run:
-    """``flows``: an aqmlab run whose connections (start, size) ns-3 is given instead of drawing its own."""
+def ns3_command(
+    s: dict,
+    seed: int,
+    cdf: str | None = None,
+    rate: float | None = None,
+    stop_s: float | None = None,
+    duration_s: float | None = None,
+) -> list[str]:
+    """The ns-3 program's command line for the scenario ``s`` (its workload's CDF, arrival rate,
+    stop and duration replaceable), before a caller's own options."""
     segment = s["packet"] - s["header"]
     bdp_packets = s["bottleneck_bps"] * 2 * (s["bottleneck_delay_s"] + 2 * s["access_delay_s"]) / (8 * s["packet"])
     # A send buffer of twice the largest window the path holds (its round trip and the queue):
     # larger only slows ns-3 down (its buffer is a list scanned from the head).
     send_buffer = int(2 * (bdp_packets + s["limit"] + 2) * segment)
-    cmd = [
+    return [
         str(NS3_PROGRAM),
-        f"--cdf={s['cdf']}",
-        f"--rate={s['rate']}",
+        f"--cdf={cdf or s['cdf']}",
+        f"--rate={s['rate'] if rate is None else rate}",
         "--start=0",
-        f"--stop={s['stop_s']}",
-        f"--duration={s['duration_s']}",
+        f"--stop={s['stop_s'] if stop_s is None else stop_s}",
+        f"--duration={s['duration_s'] if duration_s is None else duration_s}",
         f"--accessRate={s['access_bps']}bps",
         f"--accessDelay={s['access_delay_s']}s",
         f"--bottleneckRate={s['bottleneck_bps']}bps",
@@ -253,8 +261,12 @@ def run_ns3(seed: int, s: dict, extra: list[str], queue: bool = False, flows: Ru
         f"--seed={seed}",
         f"--sndBuf={send_buffer}",
         f"--sack={'true' if s['sack'] else 'false'}",
-        *extra,
     ]
+
+
+def run_ns3(seed: int, s: dict, extra: list[str], queue: bool = False, flows: Run | None = None) -> Run:
+    """``flows``: an aqmlab run whose connections (start, size) ns-3 is given instead of drawing its own."""
+    cmd = [*ns3_command(s, seed), *extra]
     flows_file = None
     if flows is not None:
         assert flows.start is not None

@@ -36,7 +36,7 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from workload_compare import ACK_AND_SYN_BYTES, BUCKETS, NS3_PROGRAM, SCENARIO, SEGMENT, read_scenario
+from workload_compare import ACK_AND_SYN_BYTES, BUCKETS, NS3_PROGRAM, SCENARIO, ns3_command, read_scenario
 
 
 def scenario_text(lone: Path | None) -> str:
@@ -87,31 +87,14 @@ def run_aqmlab(seed: int, overrides: dict, lone: Path | None) -> tuple[pd.DataFr
 def run_ns3(seed: int, extra: list[str], lone: Path | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """As run_aqmlab, from the ns-3 program's JSON, --txLog and --eventLog."""
     s = read_scenario(SCENARIO)
-    bdp_packets = s["bottleneck_bps"] * 2 * (s["bottleneck_delay_s"] + 2 * s["access_delay_s"]) / (8 * s["packet"])
-    send_buffer = int(2 * (bdp_packets + s["limit"] + 2) * SEGMENT)  # as workload_compare.py
     with tempfile.TemporaryDirectory() as folder:
         tx_log, event_log = Path(folder) / "tx.txt", Path(folder) / "events.txt"
-        cmd = [
-            str(NS3_PROGRAM),
-            f"--cdf={lone or s['cdf']}",
-            f"--rate={1000 if lone else s['rate']}",
-            "--start=0",
-            f"--stop={0.001 if lone else s['stop_s']}",
-            f"--duration={20 if lone else s['duration_s']}",
-            f"--accessRate={s['access_bps']}bps",
-            f"--accessDelay={s['access_delay_s']}s",
-            f"--bottleneckRate={s['bottleneck_bps']}bps",
-            f"--bottleneckDelay={s['bottleneck_delay_s']}s",
-            f"--limit={s['limit']}",
-            f"--tcpType={s['cc']}",
-            f"--initialCwnd={s['initial_cwnd']}",
-            f"--seed={seed}",
-            f"--sndBuf={send_buffer}",
-            "--sack=true",
-            f"--txLog={tx_log}",
-            f"--eventLog={event_log}",
-            *extra,
-        ]
+        network = (
+            ns3_command(s, seed, cdf=str(lone), rate=1000, stop_s=0.001, duration_s=20)
+            if lone
+            else ns3_command(s, seed)
+        )
+        cmd = [*network, f"--txLog={tx_log}", f"--eventLog={event_log}", *extra]
         doc = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.splitlines()[-1])
         tx = pd.read_csv(tx_log, sep=" ", names=["t_ns", "conn", "seq", "size"])
         events = pd.read_csv(event_log, sep=" ", names=["t_ns", "conn", "what", "value"])
