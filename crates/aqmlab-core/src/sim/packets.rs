@@ -392,14 +392,15 @@ impl Simulation {
         let p = &mut self.pkts[id];
         if !self.last_hop[p.at as usize] {
             p.at += 1;
-            let next = LinkId(self.paths[p.at as usize]);
-            prefetch::bytes(&self.links[next.index()], super::LINK_HOT_BYTES);
-            prefetch::bytes(self.hops.hot_address(p.at as usize), 32);
-            // And what a drop there would update: the hop's and the flow's drop counts.
-            prefetch::bytes(self.hops.cold_address(p.at as usize), 32);
-            let flow = p.flow as usize;
-            if flow < self.flows.len() {
-                prefetch::bytes(&self.flows[flow].counts.dropped, 64);
+            let (next, hop, flow) = (LinkId(self.paths[p.at as usize]), p.at as usize, p.flow as usize);
+            if self.prefetching() {
+                prefetch::bytes(&self.links[next.index()], super::LINK_HOT_BYTES);
+                prefetch::bytes(self.hops.hot_address(hop), 32);
+                // And what a drop there would update: the hop's and the flow's drop counts.
+                prefetch::bytes(self.hops.cold_address(hop), 32);
+                if flow < self.flows.len() {
+                    prefetch::bytes(&self.flows[flow].counts.dropped, 64);
+                }
             }
             return self.enqueue(now, next, id);
         }
@@ -408,8 +409,10 @@ impl Simulation {
         let flow_id = FlowId(p.flow);
         let flow = self.owner_of(flow_id);
         let agent = if p.kind == PacketKind::Data { AgentId::receiver(flow_id) } else { AgentId::sender(flow_id) };
-        prefetch::record(&self.agents[agent.index()]);
-        prefetch::bytes(&self.flows[flow], 128);
+        if self.prefetching() {
+            prefetch::record(&self.agents[agent.index()]);
+            prefetch::bytes(&self.flows[flow], 128);
+        }
         self.flows[flow].counts.deliver(p.kind, p.size, (now - p.sent_at).ns(), p.qdelay.ns());
         if let Some(c) = self.conn_mut(flow_id) {
             c.alive -= 1;
