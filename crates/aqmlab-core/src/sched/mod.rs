@@ -99,6 +99,13 @@ impl Scheduler {
         (time, seq) < (self.now, self.now_seq)
     }
 
+    /// Whether an event now, numbered `seq`, would be the next to run: no pending event at this
+    /// nanosecond has a smaller number (events at later times run after it anyway).
+    #[inline]
+    pub fn would_run_next(&self, seq: u64) -> bool {
+        self.heap.first_seq_at_last().is_none_or(|first| first > seq)
+    }
+
     /// The most events ever pending at once.
     pub fn peak_len(&self) -> usize {
         self.peak

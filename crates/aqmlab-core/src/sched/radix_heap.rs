@@ -113,6 +113,13 @@ impl<T: Copy> RadixHeap<T> {
         self.lowest_bucket().and_then(|i| self.buckets[i].iter().map(|e| e.time).min())
     }
 
+    /// The smallest `seq` of the entries at time `last` (bucket 0, kept in `seq` order), if
+    /// any: every other entry is later.
+    #[inline]
+    pub fn first_seq_at_last(&self) -> Option<u64> {
+        self.buckets[0].get(self.head).map(|e| e.seq)
+    }
+
     /// The lowest non-empty bucket above 0, if any.
     #[inline]
     fn lowest_bucket(&self) -> Option<usize> {

@@ -161,6 +161,7 @@ impl Simulation {
                     (f.params.kind().keeps_rtt_samples() || traced).then(Vec::new)
                 })
                 .collect(),
+            tx_ends_in_place: true,
         }
     }
 }

@@ -100,7 +100,7 @@ impl Simulation {
                 c.alive += 1;
             }
             let id = self.pkts.alloc(p);
-            self.enqueue(now, link, id)?;
+            self.enqueue(now, link, id, false)?;
         }
         if let Some(c) = self.conn_mut(flow_id) {
             let row = c.row as usize;
@@ -128,7 +128,16 @@ impl Simulation {
     }
 
     /// Packet `id` joins the queue of `link_id`, the hop of its path it is at (`Packet::at`).
-    pub(super) fn enqueue(&mut self, now: SimTime, link_id: LinkId, id: PacketId) -> Result<(), SimError> {
+    /// `ends_event`: nothing else happens in the event being handled after this (a packet's
+    /// arrival from its previous hop), so an end of transmission that would be the next event
+    /// may run here, in its place, instead of through the event queue.
+    pub(super) fn enqueue(
+        &mut self,
+        now: SimTime,
+        link_id: LinkId,
+        id: PacketId,
+        ends_event: bool,
+    ) -> Result<(), SimError> {
         self.finish_tx_if_over(link_id);
         let (lo, hi) = (self.measure_from, self.end);
         let l = &mut self.links[link_id.index()];
@@ -188,9 +197,18 @@ impl Simulation {
             // A packet now waits for the line: the transmission's end must run as an event.
             let l = &mut self.links[link_id.index()];
             if !l.tx_end_queued && !l.q.is_empty() {
-                l.tx_end_queued = true;
-                let done = Event::TxDone { link: link_id, gen: l.tx_gen };
-                self.sched.at_reserved(l.tx_end, l.tx_seq, done);
+                debug_assert_eq!(now, self.sched.now(), "a packet queued outside its event");
+                if ends_event && self.tx_ends_in_place && l.tx_end == now && self.sched.would_run_next(l.tx_seq) {
+                    // It ends this nanosecond, after this event, and no pending event comes
+                    // between: it would be the very next event (a packet that arrives as its
+                    // predecessor's transmission ends, on a line as fast as the one before).
+                    // Run it now, in its place in the order, without a trip through the queue.
+                    self.tx_done(now, link_id);
+                } else {
+                    l.tx_end_queued = true;
+                    let done = Event::TxDone { link: link_id, gen: l.tx_gen };
+                    self.sched.at_reserved(l.tx_end, l.tx_seq, done);
+                }
             }
         }
         Ok(())
@@ -402,7 +420,7 @@ impl Simulation {
                     prefetch::bytes(&self.flows[flow].counts.dropped, 64);
                 }
             }
-            return self.enqueue(now, next, id);
+            return self.enqueue(now, next, id, true);
         }
         let p = *p;
         self.pkts.free(id);
