@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
+from heapq import nlargest
+from itertools import compress
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,12 +52,12 @@ def format_results(
     if links is None:
         # Reverse directions of duplex links usually carry nothing; listing them hides the busy ones.
         load = results.columns("links", fields=["arrivals", "utilization"])
-        busy = [i for i, arrivals in enumerate(load["arrivals"]) if arrivals]
+        # In C loops: 200,000 link directions at 100,000 flows.
+        busy = list(compress(range(n_links), load["arrivals"]))
         idle = n_links - len(busy)
         if len(busy) > MAX_ROWS:
-            # The busiest ones (the bottlenecks), in scenario order.
-            utilization = load["utilization"]
-            shown_links = sorted(sorted(busy, key=lambda i: -utilization[i])[:MAX_ROWS])
+            # The busiest ones (the bottlenecks), in scenario order; ties in scenario order too.
+            shown_links = sorted(nlargest(MAX_ROWS, busy, key=load["utilization"].__getitem__))
             links_heading = (
                 f"Links (the {MAX_ROWS} busiest of {len(busy):,} busy directions, {idle:,} idle; --links NAME picks)"
             )
