@@ -152,6 +152,46 @@ impl PerReason {
     }
 }
 
+/// [`PerReason`] kept only once something is counted: of the 200,000 link directions of a
+/// 100,000-flow run one drops or marks anything, and two arrays inline in each link's record
+/// were 51 MB of a 550 MB run.
+#[derive(Clone, Debug, Default)]
+pub struct SparsePerReason(Option<Box<PerReason>>);
+
+impl SparsePerReason {
+    #[inline]
+    pub fn add(&mut self, r: DropReason) {
+        self.0.get_or_insert_with(Box::default).add(r);
+    }
+    pub fn total(&self) -> u64 {
+        self.0.as_ref().map_or(0, |c| c.total())
+    }
+    pub fn get(&self, r: DropReason) -> u64 {
+        self.0.as_ref().map_or(0, |c| c.get(r))
+    }
+    /// Every reason's count (zeros where nothing was counted).
+    pub fn dense(&self) -> PerReason {
+        self.0.as_deref().copied().unwrap_or_default()
+    }
+    /// The counts since `earlier`, counts of the same whole run taken then.
+    pub fn since(&self, earlier: &SparsePerReason) -> SparsePerReason {
+        match (&self.0, &earlier.0) {
+            (None, _) => SparsePerReason(None),
+            (Some(now), None) => SparsePerReason(Some(now.clone())),
+            (Some(now), Some(then)) => {
+                SparsePerReason(Some(Box::new(PerReason(std::array::from_fn(|i| now.0[i] - then.0[i])))))
+            }
+        }
+    }
+}
+
+/// As counts: nothing counted equals counts of zero.
+impl PartialEq for SparsePerReason {
+    fn eq(&self, other: &Self) -> bool {
+        self.dense() == other.dense()
+    }
+}
+
 /// The answer about an arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {

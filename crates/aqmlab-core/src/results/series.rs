@@ -112,7 +112,7 @@ impl SeriesRecorder {
             cols.push("qlen_pkts", q.len() as f64);
             cols.push("qlen_bytes", q.bytes() as f64);
             let counts = sim.link_counts(*l as usize);
-            push_signals(cols, [counts.drops, counts.marks], &mut self.last_link_signals[k]);
+            push_signals(cols, [counts.drops.dense(), counts.marks.dense()], &mut self.last_link_signals[k]);
             self.gauges.clear();
             q.gauges(&mut self.gauges);
             for (name, v) in &self.gauges {

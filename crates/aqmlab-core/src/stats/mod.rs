@@ -19,7 +19,7 @@ pub mod gauges;
 pub mod hops;
 
 use crate::packet::PacketKind;
-use crate::qdisc::{DropReason, PerReason};
+use crate::qdisc::{DropReason, PerReason, SparsePerReason};
 use crate::units::{SimDuration, SimTime};
 
 /// Packets and bytes.
@@ -73,9 +73,9 @@ pub struct LinkCounters {
     /// Lost on the wire (`loss`).
     pub lost: Count,
     /// Every drop (queue, transmission, wire) by reason.
-    pub drops: PerReason,
+    pub drops: SparsePerReason,
     /// Every mark, by reason.
-    pub marks: PerReason,
+    pub marks: SparsePerReason,
 }
 
 impl LinkCounters {
@@ -120,8 +120,8 @@ impl Counts for LinkCounters {
             queue_dropped: self.queue_dropped.minus(earlier.queue_dropped),
             aborted: self.aborted.minus(earlier.aborted),
             lost: self.lost.minus(earlier.lost),
-            drops: per_reason_minus(&self.drops, &earlier.drops),
-            marks: per_reason_minus(&self.marks, &earlier.marks),
+            drops: self.drops.since(&earlier.drops),
+            marks: self.marks.since(&earlier.marks),
         }
     }
 }
@@ -326,6 +326,23 @@ mod tests {
         assert_eq!((w.queue_dropped.pkts, w.lost.pkts, w.aborted.pkts), (1, 1, 0));
         assert_eq!((w.drops.get(DropReason::Early), w.drops.total()), (1, 2));
         assert_eq!(c.since(&c), LinkCounters::default());
+    }
+
+    /// A link's counts by reason are kept only once one is counted, and read as zeros before.
+    #[test]
+    fn counts_by_reason_start_empty_and_subtract() {
+        let mut c = LinkCounters::default();
+        assert_eq!((c.drops.total(), c.marks.get(DropReason::Early)), (0, 0));
+        c.drop(100, DropReason::Early, DropPlace::Queued);
+        let before = c.clone();
+        c.drop(100, DropReason::Early, DropPlace::Queued);
+        c.drop(100, DropReason::Overflow, DropPlace::Queued);
+        c.mark(DropReason::Early);
+        let w = c.since(&before);
+        assert_eq!((w.drops.get(DropReason::Early), w.drops.get(DropReason::Overflow), w.drops.total()), (1, 1, 2));
+        assert_eq!((w.marks.get(DropReason::Early), w.marks.total()), (1, 1));
+        assert_eq!(w.drops.dense().total(), 2);
+        assert_eq!(before.since(&before).drops, LinkCounters::default().drops, "zeros equal nothing counted");
     }
 
     #[test]
