@@ -145,6 +145,8 @@ impl Builder<'_> {
         let (name_at, src_at, dst_at) = (f.origin("name"), f.origin("src"), f.origin("dst"));
         f.finish()?;
         let params = std::sync::Arc::new(params);
+        flows.reserve(indices.len());
+        self.flow_names.reserve(indices.len());
         for i in indices {
             let fname = substitute(&name, i);
             let field = |k: &str| format!("flow[{}].{k}", shown(&fname));
