@@ -71,7 +71,7 @@ kind = "cbr"
 rate = "100kbps"
 "#;
     let r = run(text);
-    let delay = |name: &str| r.flows.iter().find(|f| f.name == name).unwrap().mean_delay_s.unwrap();
+    let delay = |name: &str| r.flows.iter().find(|f| &*f.name == name).unwrap().mean_delay_s.unwrap();
     assert!((delay("ab") - 0.028).abs() < 1e-12, "{}", delay("ab"));
     assert!((delay("ba") - 0.0058).abs() < 1e-12, "{}", delay("ba"));
     let reverse = r.links.iter().find(|l| l.name == "b->a").unwrap();

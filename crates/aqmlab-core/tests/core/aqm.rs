@@ -156,7 +156,7 @@ packet_size = 100
 "#;
 
 fn flow<'a>(r: &'a Results, name: &str) -> &'a aqmlab_core::results::FlowResult {
-    r.flows.iter().find(|f| f.name == name).expect("flow")
+    r.flows.iter().find(|f| &*f.name == name).expect("flow")
 }
 
 #[test]

@@ -57,7 +57,7 @@ fn run(queue: &str) -> Results {
 /// The CBR flow's share of the bottleneck's delivered bytes, and the link's utilization.
 fn udp_share(r: &Results) -> (f64, f64) {
     let total: f64 = r.flows.iter().map(|f| f.throughput_bps).sum();
-    let udp = r.flows.iter().find(|f| f.name == "udp").unwrap().throughput_bps;
+    let udp = r.flows.iter().find(|f| &*f.name == "udp").unwrap().throughput_bps;
     let util = r.links.iter().find(|l| l.name == "bottleneck").unwrap().utilization;
     (udp / total, util)
 }

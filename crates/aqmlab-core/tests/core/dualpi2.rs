@@ -122,7 +122,7 @@ start = "500ms"
 fn l4s_traffic_keeps_its_own_shallow_queue_marked_not_dropped() {
     let r = run(&l4s_and_classic());
     let q = link(&r, "bottleneck");
-    let flow = |name: &str| r.flows.iter().find(|f| f.name == name).unwrap();
+    let flow = |name: &str| r.flows.iter().find(|f| &*f.name == name).unwrap();
     let (l, c) = (flow("l4s"), flow("classic"));
     let (ld, cd) = (l.mean_qdelay_s.unwrap(), c.mean_qdelay_s.unwrap());
     let ratio = l.goodput_bps / c.goodput_bps;

@@ -206,8 +206,8 @@ rate = "2Mbps"
     let alone = run(&format!("{base}{poisson}"), Some(3));
     // The other flow is declared first, so flow indices shift too.
     let together = run(&format!("{base}{other}{poisson}"), Some(3));
-    let p_alone = alone.flows.iter().find(|f| f.name == "p").unwrap();
-    let p_together = together.flows.iter().find(|f| f.name == "p").unwrap();
+    let p_alone = alone.flows.iter().find(|f| &*f.name == "p").unwrap();
+    let p_together = together.flows.iter().find(|f| &*f.name == "p").unwrap();
     assert_eq!(p_alone.sent_pkts, p_together.sent_pkts);
     assert_eq!(p_alone.sent_bytes, p_together.sent_bytes);
     // Its own access queue sees exactly the same arrivals, so exactly the same delays.

@@ -11,7 +11,7 @@ fn run(text: &str) -> Results {
 }
 
 fn flow<'a>(r: &'a Results, name: &str) -> &'a FlowResult {
-    r.flows.iter().find(|f| f.name == name).unwrap_or_else(|| panic!("no flow {name}"))
+    r.flows.iter().find(|f| &*f.name == name).unwrap_or_else(|| panic!("no flow {name}"))
 }
 
 fn link<'a>(r: &'a Results, name: &str) -> &'a LinkResult {
@@ -176,7 +176,7 @@ fn fq_keeps_a_light_poisson_flow_out_of_the_greedy_flows_queue() {
     let delay = |queue: &str| {
         let r = run(&dumbbell(400, 4, queue, &flows));
         let b = link(&r, "bottleneck");
-        let light = b.flows.iter().find(|f| f.flow == "light").unwrap();
+        let light = b.flows.iter().find(|f| &*f.flow == "light").unwrap();
         (light.mean_qdelay_s.unwrap(), light.departures)
     };
     let (fifo, n_fifo) = delay(r#"{ discipline = "droptail", limit = 30 }"#);

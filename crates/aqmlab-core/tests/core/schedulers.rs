@@ -39,7 +39,7 @@ queue = {queue}
 
 fn throughputs(queue: &str, flows: &[(u32, u64)]) -> Vec<f64> {
     let r: Results = run_text(&scenario(queue, flows), "schedulers.toml", &[], None).unwrap_or_else(|e| panic!("{e}"));
-    (1..=flows.len()).map(|i| r.flows.iter().find(|f| f.name == format!("f{i}")).unwrap().throughput_bps).collect()
+    (1..=flows.len()).map(|i| r.flows.iter().find(|f| *f.name == format!("f{i}")).unwrap().throughput_bps).collect()
 }
 
 /// Max-min shares of `capacity` among `demands` (water filling).

@@ -16,7 +16,7 @@ fn link<'a>(r: &'a Results, name: &str) -> &'a aqmlab_core::results::LinkResult 
 }
 
 fn flow<'a>(r: &'a Results, name: &str) -> &'a FlowResult {
-    r.flows.iter().find(|f| f.name == name).expect("flow")
+    r.flows.iter().find(|f| &*f.name == name).expect("flow")
 }
 
 /// A dumbbell half: s -(100 Mbps, 1 ms)- r -(10 Mbps, 9 ms, `buffer` packets)- d.
@@ -323,7 +323,7 @@ fn goodput_never_exceeds_the_new_data_sent() {
     let text = idle_path(10, &flows, 60, 0).replace("delay = \"9ms\"", "delay = \"9ms\"\nloss = 0.01");
     let r = run(&text);
     for f in &r.flows {
-        let size = if f.name == "telnet" { 40 } else { 1000 };
+        let size = if &*f.name == "telnet" { 40 } else { 1000 };
         let new_data = f.sent_bytes - f.retransmits * size;
         eprintln!(
             "{}: goodput {} B, new data sent {} B, delivered {} B, retransmits {}",

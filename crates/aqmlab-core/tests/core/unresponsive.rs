@@ -76,7 +76,7 @@ fn run(queue: &str) -> Results {
 }
 
 fn flow<'a>(r: &'a Results, name: &str) -> &'a FlowResult {
-    r.flows.iter().find(|f| f.name == name).unwrap()
+    r.flows.iter().find(|f| &*f.name == name).unwrap()
 }
 
 /// The CBR flow's throughput and the TCP flows' (each), in bit/s.
