@@ -230,3 +230,23 @@ def test_columns_build_only_the_rows_and_fields_asked_for():
             source.columns("flows", rows=[99999])
         with pytest.raises(ValueError, match="rows: expected row indices"):
             source.columns("flows", rows=[-1])
+
+
+def test_busiest_links_are_the_highest_utilizations_in_scenario_order():
+    """The core's pick and the JSON fallback's agree with a sort done here: the busy directions
+    (any arrival) counted, the n highest utilizations kept, ties to the earlier direction, in
+    scenario order. 60 flows give 122 directions, half of them busy."""
+    import aqmlab
+
+    run = aqmlab.run(
+        REPO_ROOT / "benches/scenarios/scale.toml",
+        overrides={"link.s{i}->r1.count": 60, "flow.tcp{i}.count": 60, "simulation.duration": "2s"},
+    )
+    load = run.columns("links", fields=["arrivals", "utilization"])
+    busy = [i for i, a in enumerate(load["arrivals"]) if a > 0]
+    for n in (0, 1, 7, 50, len(busy), len(busy) + 5):
+        expected = sorted(sorted(busy, key=lambda i: (-load["utilization"][i], i))[:n]) if n < len(busy) else busy
+        assert run.busiest_links(n) == (len(busy), expected), n
+        assert Results(run.raw).busiest_links(n) == (len(busy), expected), n
+    with pytest.raises(ValueError, match="n: expected a count"):
+        run.busiest_links(-1)

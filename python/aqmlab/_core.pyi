@@ -72,6 +72,9 @@ class RunResults:
         little-endian float64 bytes)]), in the order of the document's "series" key."""
     def rows(self, name: str) -> int:
         """The number of rows of a table ("flows", "links", "link_flows" or "connections")."""
+    def busiest_links(self, n: int) -> tuple[int, list[int]]:
+        """How many link directions carried packets, and the indices of the ``n`` busiest of them
+        (highest utilization; ties to the earlier), in scenario order."""
     def table(
         self, name: str, rows: list[int] | None = None, fields: list[str] | None = None
     ) -> list[tuple[str, str, bytes | tuple[bytes, bytes, bytes]]]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
-from heapq import nlargest
-from itertools import compress
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,18 +49,14 @@ def format_results(
     n_links = results.row_count("links")
     if links is None:
         # Reverse directions of duplex links usually carry nothing; listing them hides the busy ones.
-        load = results.columns("links", fields=["arrivals", "utilization"])
-        # In C loops: 200,000 link directions at 100,000 flows.
-        busy = list(compress(range(n_links), load["arrivals"]))
-        idle = n_links - len(busy)
-        if len(busy) > MAX_ROWS:
-            # The busiest ones (the bottlenecks), in scenario order; ties in scenario order too.
-            shown_links = sorted(nlargest(MAX_ROWS, busy, key=load["utilization"].__getitem__))
+        # The busiest ones (the bottlenecks), in scenario order, when there are more than can be shown.
+        n_busy, shown_links = results.busiest_links(MAX_ROWS)
+        idle = n_links - n_busy
+        if n_busy > MAX_ROWS:
             links_heading = (
-                f"Links (the {MAX_ROWS} busiest of {len(busy):,} busy directions, {idle:,} idle; --links NAME picks)"
+                f"Links (the {MAX_ROWS} busiest of {n_busy:,} busy directions, {idle:,} idle; --links NAME picks)"
             )
         else:
-            shown_links = busy
             links_heading = f"Links ({idle} idle directions not shown; --links NAME picks)" if idle else "Links"
     else:
         ends = results.columns("links", fields=["name", "from", "to"])

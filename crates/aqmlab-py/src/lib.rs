@@ -306,6 +306,12 @@ impl PyRunResults {
         out
     }
 
+    /// How many link directions carried packets, and the indices of the `n` busiest of them
+    /// (highest utilization; ties to the earlier), in scenario order.
+    fn busiest_links(&self, n: usize) -> (usize, Vec<usize>) {
+        self.inner.busiest_links(n)
+    }
+
     /// The number of rows of a table: "flows", "links", "link_flows" or "connections".
     fn rows(&self, name: &str) -> PyResult<usize> {
         self.inner.rows(name).ok_or_else(|| unknown_table(name))
