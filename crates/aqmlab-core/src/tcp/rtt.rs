@@ -54,6 +54,10 @@ pub struct RtoParams {
     pub estimator: Estimator,
     /// Timeout before the first sample, ns.
     pub initial_rto_ns: u64,
+    /// The timeout data starts with after the SYN timed out and the handshake gave no sample,
+    /// when longer than `initial_rto_ns` (RFC 6298 5.7: 3 s), ns; none: `initial_rto_ns`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_syn_timeout_ns: Option<u64>,
     pub min_rto_ns: u64,
     pub max_rto_ns: u64,
     /// Timer granularity, ns; 0 for exact timers.
@@ -76,6 +80,7 @@ impl RtoParams {
     pub const GENERIC: RtoParams = RtoParams {
         estimator: Estimator::Generic { gain: 0.125, beta: 2.0 },
         initial_rto_ns: 3 * S,
+        after_syn_timeout_ns: None,
         min_rto_ns: 0,
         max_rto_ns: 64 * S,
         tick_ns: 0,
@@ -86,6 +91,7 @@ impl RtoParams {
     pub const JACOBSON: RtoParams = RtoParams {
         estimator: Estimator::Jacobson,
         initial_rto_ns: 3 * S,
+        after_syn_timeout_ns: None,
         min_rto_ns: 200 * MS,
         max_rto_ns: 64 * S,
         tick_ns: 0,
@@ -97,6 +103,7 @@ impl RtoParams {
     pub const RFC6298: RtoParams = RtoParams {
         estimator: Estimator::Jacobson,
         initial_rto_ns: S,
+        after_syn_timeout_ns: None,
         min_rto_ns: 200 * MS,
         max_rto_ns: 64 * S,
         tick_ns: 0,
@@ -122,6 +129,15 @@ impl RtoParams {
             "retransmission timeout before the first round-trip sample",
         )?;
         f.ensure(initial.0 > 0, "initial_rto", "must be above 0")?;
+        let after_syn: Option<Duration> = f.opt(
+            "rto_after_syn_timeout",
+            "with handshake = true: the retransmission timeout data starts with when the SYN timed out (the \
+             handshake then gives no round-trip sample), if longer than initial_rto (RFC 6298 section 5.7 and \
+             Linux: \"3s\"; default: initial_rto)",
+        )?;
+        if let Some(d) = after_syn {
+            f.ensure(d.0 > 0, "rto_after_syn_timeout", "must be above 0")?;
+        }
         let min: Duration = f.or("min_rto", Duration(d.min_rto_ns), "smallest retransmission timeout")?;
         let max: Duration =
             f.or("max_rto", Duration(d.max_rto_ns), "largest retransmission timeout (backoff included)")?;
@@ -146,6 +162,7 @@ impl RtoParams {
         Ok(RtoParams {
             estimator,
             initial_rto_ns: initial.0,
+            after_syn_timeout_ns: after_syn.map(|d| d.0),
             min_rto_ns: min.0,
             max_rto_ns: max.0,
             tick_ns: tick.0,
@@ -215,6 +232,14 @@ impl RttEstimator {
                 }
             }
             Estimator::Jacobson => self.md.update(r),
+        }
+    }
+
+    /// The handshake ended after the SYN timed out, so without a sample: from now until the first
+    /// sample the timeout is `after_syn_timeout` where that is longer (RFC 6298 section 5.7).
+    pub fn syn_timed_out(&mut self) {
+        if let (Some(after), false) = (self.p.after_syn_timeout_ns, self.md.valid) {
+            self.p.initial_rto_ns = self.p.initial_rto_ns.max(after);
         }
     }
 

@@ -485,11 +485,12 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                 if cc == "cubic" {
                     let _ = writeln!(
                         t,
-                        "hystart = {}\nfast_convergence = {}\nbeta = {:.2}\nc = {:.2}",
+                        "hystart = {}\nfast_convergence = {}\nbeta = {:.2}\nc = {:.2}\nreduce_again_on_timeout = {}",
                         rng.chance(0.5),
                         rng.chance(0.7),
                         0.3 + rng.uniform() * 0.6,
-                        0.1 + rng.uniform()
+                        0.1 + rng.uniform(),
+                        rng.chance(0.3)
                     );
                 }
                 if cc == "scalable" {
@@ -571,6 +572,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                     if kind == "tcp" {
                         // Below the smallest packet_size drawn for tcp (100 bytes).
                         let _ = writeln!(t, "header = {}", int(&mut rng, 0, 60));
+                    }
+                    if rng.chance(0.3) {
+                        let _ = writeln!(t, "rto_after_syn_timeout = \"{}ms\"", int(&mut rng, 1, 5000));
                     }
                 }
                 if rng.chance(0.2) {

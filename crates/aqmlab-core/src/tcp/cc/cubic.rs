@@ -19,7 +19,10 @@
 //!   K = 0 and W_max = the window when it begins (4.8), as has the first epoch of a flow. A
 //!   timeout during fast recovery keeps the recovery's ssthresh: one reduction per window of
 //!   data (RFC 5681's FlightSize would count what the inflated window sent; Linux does the
-//!   same in tcp_enter_loss).
+//!   same in tcp_enter_loss). With `reduce_again_on_timeout = true` it reduces again, from the
+//!   recovery's window: ssthresh = max(beta ssthresh, 2), as ns-3 3.44's
+//!   `TcpSocketBase::ReTxTimeout` does at the first timeout of a recovery (its CUBIC takes beta
+//!   times its uninflated window, which PRR has brought to about ssthresh by then).
 //!
 //! C = 0.4, beta = 0.7. Slow start and loss recovery are NewReno's (RFC 6582: RFC 9438 keeps
 //! the standard fast retransmit and recovery), with the window on entering recovery set to
@@ -68,6 +71,10 @@ pub struct Params {
     pub fast_convergence: bool,
     /// Slow start by HyStart++ (RFC 9406).
     pub hystart: bool,
+    /// A timeout during recovery reduces ssthresh again (beta times the recovery's), instead
+    /// of keeping the recovery's.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reduce_again_on_timeout: bool,
 }
 
 impl Params {
@@ -83,6 +90,13 @@ impl Params {
             "release bandwidth faster: W_max = cwnd (1 + beta) / 2 when a loss comes below the previous W_max",
         )?;
         let hystart: bool = f.or("hystart", false, "HyStart++ (RFC 9406): leave slow start when round trips grow")?;
+        let reduce_again_on_timeout: bool = f.or(
+            "reduce_again_on_timeout",
+            false,
+            "a timeout during loss recovery reduces again, ssthresh = beta times the recovery's ssthresh (as ns-3 \
+             3.44, after RFC 5681's rule for a first timeout); off, the recovery's ssthresh is kept, one reduction \
+             per window of data (as Linux's tcp_enter_loss)",
+        )?;
         Ok(Params {
             initial_cwnd: base.initial_cwnd,
             initial_ssthresh: base.initial_ssthresh,
@@ -92,6 +106,7 @@ impl Params {
             beta,
             fast_convergence,
             hystart,
+            reduce_again_on_timeout,
         })
     }
 
@@ -140,6 +155,7 @@ pub struct Cubic {
     w_est: f64,
     cwnd_prior: f64,
     hystart: Option<HyStart>,
+    reduce_again_on_timeout: bool,
 }
 
 impl Cubic {
@@ -156,6 +172,7 @@ impl Cubic {
             w_est: 0.0,
             cwnd_prior: 0.0,
             hystart: p.hystart.then(HyStart::new),
+            reduce_again_on_timeout: p.reduce_again_on_timeout,
         }
     }
 
@@ -267,13 +284,15 @@ impl CongestionControl for Cubic {
         let (cwnd, reduced) = (self.lb.w.cwnd, self.lb.in_recovery() || t.in_sack_recovery);
         let ssthresh = self.lb.w.ssthresh;
         self.lb.on_timeout(t);
-        if reduced {
+        if reduced && !self.reduce_again_on_timeout {
             // Within the window of the recovery's reduction: no second one (the flight then
             // counts what the inflated window sent, not the path's capacity).
             self.lb.w.ssthresh = ssthresh;
         } else {
-            self.lb.w.ssthresh = (cwnd * self.beta).max(2.0);
-            self.cwnd_prior = cwnd;
+            // In recovery the window to reduce from is the recovery's, not NewReno's inflated one.
+            let window = if reduced { ssthresh } else { cwnd };
+            self.lb.w.ssthresh = (window * self.beta).max(2.0);
+            self.cwnd_prior = window;
         }
         // The first epoch after a timeout starts with K = 0 and W_max = its first window (4.8).
         self.w_max = 0.0;
@@ -336,6 +355,46 @@ mod tests {
             slow.on_dup_ack(&dup(n));
         }
         assert_eq!(slow.w_max(), 100.0);
+    }
+
+    #[test]
+    fn a_timeout_in_recovery_keeps_its_ssthresh_unless_told_to_reduce_again() {
+        // A window of 100 loses a segment: recovery sets ssthresh = 70. The timer then expires
+        // with 100 segments outstanding, in SACK recovery and in NewReno's (window inflated to
+        // 73 by the duplicate ACKs).
+        let timeout = |sack: bool| TimeoutInfo { flight: 100, snd_max: 100_000, in_sack_recovery: sack, ..Default::default() };
+        let dup = |n| AckInfo { dupacks: n, flight: 100, snd_max: 100_000, ack: 1000, mss: 1000, ..Default::default() };
+        let after = |keys: &str, sack: bool| {
+            let mut c = cubic(&format!("initial_cwnd = 100\ninitial_ssthresh = 50\n{keys}"));
+            if sack {
+                c.on_loss(&dup(3));
+            } else {
+                for n in 1..=3 {
+                    c.on_dup_ack(&dup(n));
+                }
+            }
+            assert!((c.ssthresh() - 70.0).abs() < 1e-9);
+            c.on_timeout(&timeout(sack));
+            assert_eq!(c.cwnd(), 1.0, "slow start again from one segment");
+            c.ssthresh()
+        };
+        for sack in [true, false] {
+            // Linux's tcp_enter_loss: one reduction per window of data.
+            let kept = after("", sack);
+            assert!((kept - 70.0).abs() < 1e-9);
+            // ns-3 3.44: beta times the recovery's window, 0.7 x 70 (not 0.7 x the inflated 73).
+            let again = after("reduce_again_on_timeout = true", sack);
+            assert!((again - 49.0).abs() < 1e-9);
+            // Either way within RFC 5681's bound for a first timeout, ssthresh <= max(FlightSize
+            // / 2, 2), with RFC 9438's beta in place of 1/2: 0.7 x 100 segments outstanding.
+            assert!(kept.max(again) <= 0.7 * 100.0 + 1e-9);
+        }
+        // Outside recovery the option changes nothing: beta times the window.
+        for keys in ["", "reduce_again_on_timeout = true"] {
+            let mut c = cubic(&format!("initial_cwnd = 100\ninitial_ssthresh = 50\n{keys}"));
+            c.on_timeout(&timeout(false));
+            assert!((c.ssthresh() - 70.0).abs() < 1e-9);
+        }
     }
 
     #[test]

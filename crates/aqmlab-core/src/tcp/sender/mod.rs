@@ -257,6 +257,8 @@ impl Agent for Sender {
                     self.rtt.sample(first, now);
                     out.rtt_samples.push(now - first);
                     self.delivery.min_rtt = self.delivery.min_rtt.min(now - first);
+                } else {
+                    self.rtt.syn_timed_out();
                 }
                 self.shift = 0;
                 self.rto.cancel();

@@ -164,6 +164,40 @@ mod tests {
     }
 
     #[test]
+    fn after_a_syn_timeout_data_starts_with_the_timeout_rfc_6298_asks() {
+        // The first SYN and every first sending of data are lost. The SYN is resent after the
+        // initial 1 s; its SYN-ACK gives no sample (Karn), so the first flight's timer runs with
+        // no estimate: initial_rto (1 s), or with rto_after_syn_timeout = "3s" RFC 6298 5.7's 3 s.
+        let timeouts = |keys: &str, syn_lost: bool| {
+            let c = common(&format!("cc = \"cubic\"\nhandshake = true\n{keys}"));
+            let mut b = Bench::new(&c, Some(10 * SEG), GBPS, 50 * MS);
+            b.drop = Box::new(
+                move |p, _| {
+                    if p.has(flags::SYN) {
+                        syn_lost && !p.has(flags::RETX)
+                    } else {
+                        !p.has(flags::RETX)
+                    }
+                },
+            );
+            b.run_until(20_000 * MS);
+            assert!(b.completed.is_some());
+            let data = b.sent.iter().find(|s| s.flags & flags::SYN == 0).unwrap().t;
+            (data, b.timeouts.clone())
+        };
+        let (data, rfc6298) = timeouts("rto_after_syn_timeout = \"3s\"", true);
+        assert_eq!(rfc6298, vec![1000 * MS, data + 3000 * MS], "the SYN's, then the data's at 3 s");
+        let (data, initial) = timeouts("", true);
+        assert_eq!(initial, vec![1000 * MS, data + 1000 * MS], "without the key: initial_rto");
+        // A SYN answered the first time gives a sample (100 ms): the key changes nothing, the
+        // data's timeout is the estimate's (3 x 100 ms).
+        let (data, sampled) = timeouts("rto_after_syn_timeout = \"3s\"", false);
+        assert_eq!(sampled.len(), 1);
+        assert!((sampled[0] - data).abs_diff(300 * MS) < MS, "{sampled:?} after data at {data}");
+        assert_eq!(timeouts("", false).1, sampled);
+    }
+
+    #[test]
     fn a_timeout_backs_off_exponentially_until_an_ack_returns() {
         let (b, resends) = through_an_outage("cc = \"reno\"");
         // The window sits at one packet through the outage, the threshold falls to 2.
