@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Side by side: aqmlab's workload and ns-3's, flow completion times by size bucket.
 
-    python benches/peers/workload_compare.py                   # S5, 5 seeds
+    python benches/peers/workload_compare.py                   # S5, 5 seeds, paired and aligned
     python benches/peers/workload_compare.py --seeds 3 --json out.json
     python benches/peers/workload_compare.py --causes --queue    # why timeouts differ
-    python benches/peers/workload_compare.py --same-flows       # ns-3 given aqmlab's connections: paired
+    python benches/peers/workload_compare.py --as-configured    # each side's TCP as it comes
+    python benches/peers/workload_compare.py --own-draws        # ns-3 draws its own connections
 
 The scenario is benches/scenarios/workload-dumbbell.toml (S5): the web-search workload at 60%
 of a 100 Mbps DropTail bottleneck, one sender and one receiver, CUBIC with NewReno recovery, a
@@ -19,6 +20,17 @@ handshake's round trip, every packet back to back store-and-forward over the pat
 ACK's way back; computed here from the file and checked against the ideal aqmlab reports for its
 own connections), and pooled over the seeds: each simulator's slowdown at the median, 95th and
 99th percentile and its mean, per size bucket (< 10 KB, 10-100 KB, 100 KB-1 MB, >= 1 MB).
+
+Paired by default: the ns-3 program is given aqmlab's connections (their start times and sizes),
+so both simulators run the same input (--own-draws lets ns-3 draw its own, from the same
+distributions: then the seeds' offered loads differ too). Aligned by default: where the two TCPs
+implement different variants that the RFCs allow, aqmlab takes ns-3's (it has them as options,
+ALIGNED_AQMLAB; ns-3 cannot take aqmlab's), and the ns-3 program replaces two behaviours of ns-3
+3.44 that depart from the RFCs and that ns-3's development tree has since fixed (ALIGNED_NS3); its
+send buffer is then the largest window, aqmlab's max_window, so that no flight is limited by the
+application on one side only. --as-configured runs aqmlab's scenario file and ns-3 3.44 as they
+come (with the program's smaller send buffer). benches/peers/README.md (S5) shows what each of
+these changes, each by a command.
 
 The rule, fixed before the first comparison was run: a statistic agrees when aqmlab's value is
 within 20% of ns-3's (the two TCPs differ in details that the workload's bursts expose: ns-3's
@@ -57,6 +69,24 @@ TOLERANCE = 0.20
 SEGMENT = 1460  # payload bytes of a full segment, on both sides
 ACK_AND_SYN_BYTES = 40  # aqmlab's SYN on the wire: what tells it apart in the packet log
 STATISTICS = ("p50", "p95", "p99", "mean")
+# aqmlab's default max_window, segments; the ns-3 program's receive buffer is the same.
+MAX_WINDOW_SEGMENTS = 10_000
+# The aligned configuration, aqmlab's side: ns-3's variants, each an aqmlab option (off by default).
+ALIGNED_AQMLAB = {
+    # On a partial ACK in SACK recovery, resend the new first unacknowledged segment.
+    "flow.web.partial_ack_retransmit": True,
+    # A segment is retransmitted at most once between timeouts (ns-3's per-segment mark).
+    "flow.web.retransmit_once": True,
+    # A timeout during recovery reduces ssthresh again (beta times the recovery's).
+    "flow.web.reduce_again_on_timeout": True,
+    # After a SYN timed out, data starts with a 3 s timeout: RFC 6298 (5.7) and Linux; ns-3 3.44
+    # comes near it by a fault (it samples the round trip from the first SYN: 3 x 1.02 s).
+    "flow.web.rto_after_syn_timeout": "3s",
+}
+# ... and the ns-3 program's: PRR as RFC 6937 writes it (ns-3 3.44 counts a segment per duplicate
+# ACK on top of the bytes SACKed), and a retransmission leaving the pipe once SACKed (ns-3 3.44
+# counts it until the cumulative ACK passes it).
+ALIGNED_NS3 = ["--prr=rfc6937", "--pipe=rfc6675"]
 
 sys.path.insert(0, str(HERE))
 from compare import bits_per_second, seconds
@@ -236,14 +266,19 @@ def ns3_command(
     rate: float | None = None,
     stop_s: float | None = None,
     duration_s: float | None = None,
+    aligned: bool = True,
 ) -> list[str]:
     """The ns-3 program's command line for the scenario ``s`` (its workload's CDF, arrival rate,
-    stop and duration replaceable), before a caller's own options."""
+    stop and duration replaceable), before a caller's own options; ``aligned``: with
+    ALIGNED_NS3 and a send buffer of the largest window."""
     segment = s["packet"] - s["header"]
-    bdp_packets = s["bottleneck_bps"] * 2 * (s["bottleneck_delay_s"] + 2 * s["access_delay_s"]) / (8 * s["packet"])
-    # A send buffer of twice the largest window the path holds (its round trip and the queue):
-    # larger only slows ns-3 down (its buffer is a list scanned from the head).
-    send_buffer = int(2 * (bdp_packets + s["limit"] + 2) * segment)
+    if aligned:
+        send_buffer = MAX_WINDOW_SEGMENTS * segment
+    else:
+        # Twice the largest window the path holds (its round trip and the queue), the program's
+        # first choice: ns-3's buffer is a list scanned from the head, and a small one ran faster.
+        bdp_packets = s["bottleneck_bps"] * 2 * (s["bottleneck_delay_s"] + 2 * s["access_delay_s"]) / (8 * s["packet"])
+        send_buffer = int(2 * (bdp_packets + s["limit"] + 2) * segment)
     return [
         str(NS3_PROGRAM),
         f"--cdf={cdf or s['cdf']}",
@@ -261,12 +296,15 @@ def ns3_command(
         f"--seed={seed}",
         f"--sndBuf={send_buffer}",
         f"--sack={'true' if s['sack'] else 'false'}",
+        *(ALIGNED_NS3 if aligned else []),
     ]
 
 
-def run_ns3(seed: int, s: dict, extra: list[str], queue: bool = False, flows: Run | None = None) -> Run:
+def run_ns3(
+    seed: int, s: dict, extra: list[str], queue: bool = False, flows: Run | None = None, aligned: bool = True
+) -> Run:
     """``flows``: an aqmlab run whose connections (start, size) ns-3 is given instead of drawing its own."""
-    cmd = [*ns3_command(s, seed), *extra]
+    cmd = [*ns3_command(s, seed, aligned=aligned), *extra]
     flows_file = None
     if flows is not None:
         assert flows.start is not None
@@ -296,9 +334,29 @@ def run_ns3(seed: int, s: dict, extra: list[str], queue: bool = False, flows: Ru
     timed_out = (rows[:, 3] > 1) | (rows[:, 4] > 0)
     lost = [[int(d) for d in row[6]] for row in doc["connections"]]
     bottleneck = doc["bottleneck"]
-    return Run(
+    run = Run(
         rows[:, 0], fct, timed_out, rows[:, 5], bottleneck["arrivals"], bottleneck["drops"], elapsed, lost, samples
     )
+    run.start = rows[:, 1]
+    return run
+
+
+LONG_FLOW = 1_000_000  # bytes: the last bucket's flows
+
+
+def queue_by_long_flows(r: Run) -> list[tuple[float, float]]:
+    """Per number of long flows open (0, 1, 2, 3, 4 or more): the share of the queue's samples
+    taken with that many open, and the queue's mean over them. A flow is open from its start to
+    its completion (to the end of the run when unfinished), on its own side's times."""
+    assert r.queue is not None and r.start is not None
+    steps = np.zeros(len(r.queue) + 1, dtype=int)  # the samples are 1 ms apart from 0
+    for start, fct, size in zip(r.start, r.fct, r.size, strict=True):
+        if size >= LONG_FLOW:
+            end = start + fct if not np.isnan(fct) else math.inf
+            steps[min(math.ceil(start * 1000), len(r.queue))] += 1
+            steps[min(math.ceil(end * 1000), len(r.queue))] -= 1
+    open_now = np.minimum(np.cumsum(steps)[: len(r.queue)], 4)
+    return [(float(np.sum(open_now == n)), float(r.queue[open_now == n].sum())) for n in range(5)]
 
 
 def timeout_cause(size: float, lost: list[int]) -> str:
@@ -391,9 +449,16 @@ def main(argv: list[str] | None = None) -> int:
         help="also classify each timeout by what the connection lost at the bottleneck (aqmlab logs its packets)",
     )
     parser.add_argument(
-        "--same-flows",
+        "--own-draws",
         action="store_true",
-        help="give ns-3 aqmlab's connections (start times and sizes) instead of its own draws: a paired comparison",
+        help="let ns-3 draw its own connections from the same distributions instead of running aqmlab's "
+        "(by default the comparison is paired)",
+    )
+    parser.add_argument(
+        "--as-configured",
+        action="store_true",
+        help="each side's TCP as it comes: aqmlab's scenario file without ALIGNED_AQMLAB, ns-3 3.44 without "
+        "ALIGNED_NS3 and with the program's smaller send buffer (implied by --without-sack)",
     )
     args = parser.parse_args(argv)
     if not NS3_PROGRAM.exists():
@@ -405,8 +470,10 @@ def main(argv: list[str] | None = None) -> int:
     from aqmlab.commands import UsageError
     from aqmlab.commands._common import parse_override
 
+    # The aligned options are rules of SACK recovery: without SACK both sides run as they come.
+    aligned = not (args.as_configured or args.without_sack)
     try:
-        extra = dict(parse_override(item) for item in args.aqmlab_set)
+        extra = (ALIGNED_AQMLAB if aligned else {}) | dict(parse_override(item) for item in args.aqmlab_set)
     except UsageError as error:
         parser.error(f"--aqmlab-set: {error}")
     runs: dict[str, list[Run]] = {"aqmlab": [], "ns-3": []}
@@ -416,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
         ideal = ideal_fct(run.size, s)
         worst_ideal = max(worst_ideal, float(np.max(np.abs(ideal - reported_ideal) / reported_ideal)))
         runs["aqmlab"].append(run)
-        runs["ns-3"].append(run_ns3(seed, s, args.ns3_arg, args.queue, run if args.same_flows else None))
+        runs["ns-3"].append(run_ns3(seed, s, args.ns3_arg, args.queue, None if args.own_draws else run, aligned))
         print(f"seed {seed}: aqmlab {len(run.size)} connections, ns-3 {len(runs['ns-3'][-1].size)}", file=sys.stderr)
     if worst_ideal > 1e-9:
         print(f"workload_compare: the ideal FCT computed here is {worst_ideal:.2e} off aqmlab's", file=sys.stderr)
@@ -432,6 +499,7 @@ def main(argv: list[str] | None = None) -> int:
     loss = {who: sum(r.drops for r in rs) / sum(r.arrivals for r in rs) for who, rs in runs.items()}
     print(
         f"S5 web search, {s['rate']:g} flows/s for {s['stop_s']:g} s, {'SACK' if s['sack'] else 'no SACK'}, "
+        f"{'aligned' if aligned else 'as configured'}, {'own draws' if args.own_draws else 'paired'}, "
         f"{args.seeds} seeds pooled; "
         f"slowdown (FCT / ideal FCT); agree = within {TOLERANCE:.0%} of ns-3"
     )
@@ -461,6 +529,17 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"  {who:>7}: mean {q.mean():5.1f}, at least 90 {np.mean(q >= 90):.3f}, "
                 f"at least 99 {np.mean(q >= 99):.3f}, empty {np.mean(q == 0):.3f}"
+            )
+        print("  by flows of 1 MB or more open (0, 1, 2, 3, 4+): share of the time, mean queue")
+        for who, rs in runs.items():
+            parts = np.sum([queue_by_long_flows(r) for r in rs], axis=0)
+            shares = parts[:, 0] / parts[:, 0].sum()
+            means = parts[:, 1] / np.maximum(parts[:, 0], 1)
+            print(
+                f"  {who:>7}: "
+                + ", ".join(
+                    f"{n}{'+' if n == 4 else ''} {sh:.3f} {m:4.1f}" for n, (sh, m) in enumerate(zip(shares, means))
+                )
             )
     print(f"bottleneck drop rate: aqmlab {loss['aqmlab']:.2%}, ns-3 {loss['ns-3']:.2%}")
     print(

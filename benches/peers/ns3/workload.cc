@@ -11,11 +11,13 @@
 // connection's completion time runs from its start (the SYN) to the sender's receipt of the ACK
 // of its last byte, as aqmlab counts it. Every device has a FIFO queue disc (the bottleneck's of --limit packets) and a device queue
 // of one packet. TCP: --tcpType (newreno or cubic, HyStart off), --sack (recovery by PRR with it,
-// ns-3's own or, with --prr=rfc6937, the one below; NewReno's without), timestamps off, limited transmit on, segment 1460 bytes (1500 on the wire with TCP/IPv4 headers, +2 PPP),
+// ns-3's own or, with --prr=rfc6937, the one below; NewReno's without; with --pipe=rfc6675 a
+// retransmission leaves the pipe once SACKed, below), timestamps off, limited transmit on, segment 1460 bytes (1500 on the wire with TCP/IPv4 headers, +2 PPP),
 // initial window --initialCwnd, RTO at least --minRto and 1 s before the first sample (the SYN's
-// too), an ACK per segment, a send buffer of --sndBuf bytes (workload_compare.py gives twice the
-// largest window the path holds; the flight of a recovery after a slow-start overshoot can fill
-// it, which stops new data: benches/peers/README.md, S5).
+// too), an ACK per segment, a send buffer of --sndBuf bytes (workload_compare.py gives the largest
+// window, aqmlab's max_window, or as configured twice the largest window the path holds, which
+// the flight of a recovery after a slow-start overshoot can fill, stopping new data:
+// benches/peers/README.md, S5).
 //
 // Prints one JSON line: for every connection, its size, start and completion time (-1 when it
 // did not finish by --duration), the SYNs it sent, its retransmission timeouts on data and its
@@ -23,7 +25,8 @@
 // segment's index from 0); and the
 // bottleneck queue's arrivals and drops (r1 -> r2). To trace connections packet by packet:
 // --txLog (every segment sent), --eventLog (each drop at the bottleneck with its time, each
-// congestion state entered, the retransmission timeout in force), --queueLog.
+// congestion state entered, the retransmission timeout in force), --windowLog (cwnd, ssthresh and
+// bytes in flight as they change), --queueLog.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -127,6 +130,73 @@ class Rfc6937Prr : public TcpClassicRecovery
 
 NS_OBJECT_ENSURE_REGISTERED(Rfc6937Prr);
 
+// --pipe=rfc6675: a retransmitted segment leaves the pipe once it is SACKed, as RFC 6675's
+// SetPipe counts (a SACKed octet is skipped). ns-3 3.44's TcpTxBuffer::BytesInFlight() computes
+// sent - (SACKed + lost) + retransmitted, and its scoreboard (TcpTxBuffer::Update) does not clear
+// a segment's retransmitted mark when the segment is SACKed, so every retransmission that arrives
+// above a hole still counts in the pipe until the cumulative ACK passes it: after a recovery whose
+// retransmissions were partly lost again, the sender sees a pipe larger than what is in the
+// network and sends less (ns-3's development tree clears the mark there since, its issue 1190).
+// The program applies that fix from outside: on each ACK the sender receives (the socket's Rx
+// trace, which fires before the ACK is processed), it clears the retransmitted mark, and the
+// buffer's count of retransmitted bytes, of every retransmitted segment the ACK's SACK blocks
+// cover, so the scoreboard update that follows leaves exactly what the fix leaves. The two
+// members are private; an explicit template instantiation may name them.
+template <typename Tag, typename Tag::type Member>
+struct PrivateMember
+{
+    friend typename Tag::type Get(Tag)
+    {
+        return Member;
+    }
+};
+
+struct SentListTag
+{
+    using type = std::list<TcpTxItem*> TcpTxBuffer::*;
+    friend type Get(SentListTag);
+};
+
+struct RetransmittedBytesTag
+{
+    using type = uint32_t TcpTxBuffer::*;
+    friend type Get(RetransmittedBytesTag);
+};
+
+template struct PrivateMember<SentListTag, &TcpTxBuffer::m_sentList>;
+template struct PrivateMember<RetransmittedBytesTag, &TcpTxBuffer::m_retrans>;
+
+static void
+ForgetSackedRetransmissions(Ptr<TcpTxBuffer> buffer, const TcpHeader& header)
+{
+    if (buffer->GetRetransmitsCount() == 0 || !header.HasOption(TcpOption::SACK))
+    {
+        return;
+    }
+    const auto sack = DynamicCast<const TcpOptionSack>(header.GetOption(TcpOption::SACK));
+    const TcpOptionSack::SackList blocks = sack->GetSackList();
+    uint32_t& retransmitted = (*buffer).*Get(RetransmittedBytesTag());
+    SequenceNumber32 begin = buffer->HeadSequence();
+    for (TcpTxItem* item : (*buffer).*Get(SentListTag()))
+    {
+        const uint32_t size = item->GetSeqSize();
+        if (item->m_retrans)
+        {
+            for (const auto& [first, last] : blocks)
+            {
+                // As TcpTxBuffer::Update marks a segment SACKed: wholly inside the block.
+                if (begin >= first && begin + size <= last)
+                {
+                    item->m_retrans = false;
+                    retransmitted -= size;
+                    break;
+                }
+            }
+        }
+        begin += size;
+    }
+}
+
 struct Connection
 {
     uint64_t bytes;
@@ -153,6 +223,10 @@ static std::ofstream g_queueLog;
 // "state NAME" an entry into a congestion state (CA_RECOVERY a fast retransmit, CA_LOSS a
 // retransmission timeout), "rto NS" the retransmission timeout each time it changes.
 static std::ofstream g_eventLog;
+
+// --windowLog=FILE: each connection's window, one line "ns connection what bytes" each time one
+// changes: "cwnd", "ssthresh", "inflight" (ns-3's bytes in flight: its pipe, with SACK).
+static std::ofstream g_windowLog;
 
 static void
 SampleQueue(Ptr<QueueDisc> queue, Time every)
@@ -219,8 +293,41 @@ OnRto(size_t index, Time, Time now)
     }
 }
 
+static void
+OnWindow(const char* what, size_t index, uint32_t, uint32_t now)
+{
+    g_windowLog << Simulator::Now().GetNanoSeconds() << ' ' << index << ' ' << what << ' ' << now << '\n';
+}
+
+static void
+OnCwnd(size_t index, uint32_t old, uint32_t now)
+{
+    OnWindow("cwnd", index, old, now);
+}
+
+static void
+OnSsthresh(size_t index, uint32_t old, uint32_t now)
+{
+    OnWindow("ssthresh", index, old, now);
+}
+
+static void
+OnInflight(size_t index, uint32_t old, uint32_t now)
+{
+    OnWindow("inflight", index, old, now);
+}
+
+static void
+OnRx(Ptr<const Packet>, const TcpHeader& header, Ptr<const TcpSocketBase> socket)
+{
+    ForgetSackedRetransmissions(socket->GetTxBuffer(), header);
+}
+
 // A connection by its source port (ns-3 hands ephemeral ports out in turn, none reused here).
 static std::unordered_map<uint16_t, size_t> g_byPort;
+
+// --pipe=rfc6675 (ForgetSackedRetransmissions).
+static bool g_rfcPipe = false;
 
 static void
 OnBottleneckDrop(Ptr<const QueueDiscItem> item)
@@ -235,6 +342,13 @@ OnBottleneckDrop(Ptr<const QueueDiscItem> item)
     {
         return; // an ACK from the sink: not a connection's data
     }
+    // The sender's ACK that ends the handshake carries no data: not a segment of the connection
+    // (aqmlab sends data straight after the SYN-ACK, without it).
+    const bool syn = header.GetFlags() & TcpHeader::SYN;
+    if (!syn && item->GetPacket()->GetSize() == header.GetSerializedSize())
+    {
+        return;
+    }
     Connection& c = g_connections[found->second];
     if (g_eventLog.is_open())
     {
@@ -242,7 +356,6 @@ OnBottleneckDrop(Ptr<const QueueDiscItem> item)
                    << header.GetSequenceNumber().GetValue() << '\n';
     }
     // The SYN takes sequence number 0: data byte k (from 0) has sequence number k + 1.
-    const bool syn = header.GetFlags() & TcpHeader::SYN;
     c.drops.push_back(syn ? int64_t{-1} : int64_t{(header.GetSequenceNumber().GetValue() - 1) / 1460});
 }
 
@@ -261,6 +374,16 @@ Watch(Ptr<BulkSendApplication> app, size_t index)
     {
         socket->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, index));
     }
+    if (g_rfcPipe)
+    {
+        socket->TraceConnectWithoutContext("Rx", MakeCallback(&OnRx));
+    }
+    if (g_windowLog.is_open())
+    {
+        socket->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, index));
+        socket->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsthresh, index));
+        socket->TraceConnectWithoutContext("BytesInFlight", MakeBoundCallback(&OnInflight, index));
+    }
 }
 
 int
@@ -271,6 +394,7 @@ main(int argc, char* argv[])
     std::string txLog;
     std::string queueLog;
     std::string eventLog;
+    std::string windowLog;
     double rate = 10;
     double start = 0;
     double stop = 30;
@@ -287,6 +411,7 @@ main(int argc, char* argv[])
     uint32_t sndBuf = 1 << 20;
     bool sack = false;
     std::string prr = "ns3";
+    std::string pipe = "ns3";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("cdf", "flow-size CDF file", cdfPath);
@@ -310,10 +435,20 @@ main(int argc, char* argv[])
     cmd.AddValue("sndBuf", "TCP send buffer, bytes", sndBuf);
     cmd.AddValue("queueLog", "write the bottleneck queue's length every millisecond to this file", queueLog);
     cmd.AddValue("eventLog", "write each connection's bottleneck drops and congestion states to this file", eventLog);
+    cmd.AddValue("windowLog", "write each connection's cwnd, ssthresh and bytes in flight, as they change, to this file", windowLog);
     cmd.AddValue("txLog", "write every segment sent (ns, connection, seq, bytes) to this file", txLog);
     cmd.AddValue("sack", "selective acknowledgements (recovery by PRR; without, NewReno's)", sack);
     cmd.AddValue("prr", "with --sack, ns3 (ns-3's TcpPrrRecovery) or rfc6937 (written here from the RFC)", prr);
+    cmd.AddValue("pipe",
+                 "ns3 (ns-3 3.44's bytes in flight) or rfc6675 (a retransmitted segment leaves the pipe once SACKed)",
+                 pipe);
     cmd.Parse(argc, argv);
+    if (pipe != "ns3" && pipe != "rfc6675")
+    {
+        std::cerr << "workload: --pipe must be ns3 or rfc6675, not '" << pipe << "'" << std::endl;
+        return 2;
+    }
+    g_rfcPipe = pipe == "rfc6675";
     if (!txLog.empty())
     {
         g_txLog.open(txLog);
@@ -321,6 +456,10 @@ main(int argc, char* argv[])
     if (!eventLog.empty())
     {
         g_eventLog.open(eventLog);
+    }
+    if (!windowLog.empty())
+    {
+        g_windowLog.open(windowLog);
     }
 
     RngSeedManager::SetSeed(1);
@@ -334,8 +473,8 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1460));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initialCwnd));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
-    // ns-3's send buffer is a list that each transmission scans from its head: a buffer holding
-    // a whole 30 MB flow makes every segment cost O(flow size). A few windows suffice for BulkSend.
+    // ns-3's send buffer is a list that each transmission scans from its head, so its size costs
+    // run time; smaller than the largest flight, it also stops new data when the flight fills it.
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(sndBuf));
     // The receive buffer bounds the advertised window: aqmlab's default max_window of 10000
     // segments.
