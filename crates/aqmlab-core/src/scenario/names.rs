@@ -1,5 +1,7 @@
 //! Names of links and flows: how messages show them, which are refused, `{i}` expansion.
 
+use std::fmt::Write as _;
+
 /// Longest name a message shows whole; a longer one is cut (a 200 KB name made a 200 KB line).
 const SHOWN_NAME_CHARS: usize = 60;
 /// Longest name allowed.
@@ -43,9 +45,39 @@ pub(super) fn name_problem(name: &str) -> Option<&'static str> {
     }
 }
 
+/// `text` with every `{i}` replaced by `i` (the copy an entry with `count` expands to).
+/// Written out: `str::replace` sets up a substring search and formats `i` into a string of its
+/// own each time, a million times in reading 100,000 flows.
 pub(super) fn substitute(text: &str, i: Option<u32>) -> String {
-    match i {
-        Some(i) => text.replace("{i}", &i.to_string()),
-        None => text.to_string(),
+    let Some(i) = i else { return text.to_string() };
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(at) = rest.find('{') {
+        out.push_str(&rest[..at]);
+        if rest[at..].starts_with("{i}") {
+            write!(out, "{i}").expect("a String takes any write");
+            rest = &rest[at + 3..];
+        } else {
+            out.push('{');
+            rest = &rest[at + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same text as the standard library's replace, braces that are not `{i}` included.
+    #[test]
+    fn substitution_is_str_replace() {
+        for text in ["", "s{i}", "{i}", "{i}{i}", "a{i}b{i}c", "{", "}{", "{x}{i", "x{{i}}", "ü{i}ß", "r1", "{i}}"] {
+            for i in [0, 7, 42, u32::MAX] {
+                assert_eq!(substitute(text, Some(i)), text.replace("{i}", &i.to_string()), "{text:?} {i}");
+            }
+            assert_eq!(substitute(text, None), text);
+        }
     }
 }

@@ -139,11 +139,19 @@ impl Builder<'_> {
     /// A buffer given in bytes must hold at least one packet of every flow that crosses it:
     /// a smaller one drops every such packet, which is a typo, not an experiment.
     pub(super) fn check_buffers_hold_a_packet(&self, flows: &[FlowSpec]) -> Result<()> {
+        // Only token buckets and buffers in bytes can be too small: most scenarios have none,
+        // and looking at every hop's link record was 600,000 cache misses at 100,000 flows.
+        let sized: Vec<bool> = (0..self.links.len())
+            .map(|l| matches!(&*self.links[l].queue, QdiscParams::Tbf(_)) || self.byte_limits[l].is_some())
+            .collect();
+        if !sized.contains(&true) {
+            return Ok(());
+        }
         for fl in flows {
             let (data, ack) = fl.params.kind().largest_packets();
             let data_hops = fl.data_links().map(|l| (l, data, "packet"));
             let ack_hops = ack.into_iter().flat_map(|a| fl.ack_links().map(move |l| (l, a, "ACK")));
-            for (l, size, what) in data_hops.chain(ack_hops) {
+            for (l, size, what) in data_hops.chain(ack_hops).filter(|&(l, _, _)| sized[l as usize]) {
                 if let QdiscParams::Tbf(shaper) = &*self.links[l as usize].queue {
                     if shaper.burst_bytes < size {
                         let field = format!("link[{}].queue.burst", shown(&self.links[l as usize].name));
