@@ -33,6 +33,31 @@ def test_a_flow_below_its_share_leaves_the_rest_to_the_others():
     assert shares["b1only1"] == pytest.approx((1e6 - 100e3 - 3 * 900e3 / 7) / 2)
 
 
+def test_fair_shares_of_some_flows_are_those_of_the_whole_filling():
+    scenario = aqmlab.load(PARKING_LOT)
+    every = scenario_fair_shares(scenario)
+    assert scenario_fair_shares(scenario, ["udp", "long2", "no-such-flow"]) == {k: every[k] for k in ("udp", "long2")}
+    assert scenario_fair_shares(scenario, []) == {}
+    with pytest.raises(TypeError, match="flows: expected a sequence of flow names"):
+        scenario_fair_shares(scenario, "udp")
+
+
+def test_the_report_takes_fair_shares_as_a_mapping_or_for_the_flows_it_shows():
+    from aqmlab.report import format_results
+
+    scenario = aqmlab.load(PARKING_LOT)
+    results = aqmlab.run(scenario)
+    asked: list[list[str]] = []
+
+    def shares_of(names: list[str]) -> dict[str, float]:
+        asked.append(list(names))
+        return scenario_fair_shares(scenario, names)
+
+    by_mapping = format_results(results, flows=["long*"], fair_shares=scenario_fair_shares(scenario))
+    assert format_results(results, flows=["long*"], fair_shares=shares_of) == by_mapping
+    assert asked == [["long1", "long2", "long3"]]
+
+
 def test_the_cores_filling_agrees_with_the_numpy_model():
     rng = random.Random(7)
     for _ in range(200):

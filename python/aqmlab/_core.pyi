@@ -50,9 +50,9 @@ class Scenario:
     def warnings(self) -> list[str]:
         """What the run will do that the scenario may not mean (an ECN option no flow can use), one
         line each; the results carry them too."""
-    def fair_shares(self) -> dict[str, float]:
+    def fair_shares(self, names: list[str] | None = None) -> dict[str, float]:
         """Each flow's max-min fair share of the links, bit/s, by flow name (progressive filling
-        over the flows' demands and paths)."""
+        over the flows' demands and paths); only the flows named in ``names`` when given."""
     def to_json(self) -> str:
         """The expanded, validated scenario (stable: used for hashing)."""
 

@@ -17,9 +17,14 @@ from aqmlab import _core
 from aqmlab._core import Scenario
 
 
-def scenario_fair_shares(scenario: Scenario) -> dict[str, float]:
-    """Flow name -> max-min fair rate in bit/s."""
-    return scenario.fair_shares()
+def scenario_fair_shares(scenario: Scenario, flows: Sequence[str] | None = None) -> dict[str, float]:
+    """Flow name -> max-min fair rate in bit/s: of every flow, or of those named in ``flows``
+    (the filling is over all of them either way; names of no flow are left out)."""
+    if flows is None:
+        return scenario.fair_shares()
+    if isinstance(flows, str) or not all(isinstance(name, str) for name in flows):
+        raise TypeError("flows: expected a sequence of flow names")
+    return scenario.fair_shares(list(flows))
 
 
 def progressive_filling(

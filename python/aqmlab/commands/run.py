@@ -91,7 +91,10 @@ def handle(args: argparse.Namespace) -> int:
         from aqmlab.fair_share import scenario_fair_shares
         from aqmlab.report import format_results  # tables only: --json does without
 
-        fair = scenario_fair_shares(scenario)
+        # The shares of the flows the report shows, not a mapping of every flow.
+        def fair(names: list[str]) -> dict[str, float]:
+            return scenario_fair_shares(scenario, names)
+
         print(format_results(results, flows=args.flows, links=args.links, fair_shares=fair))
     return 0
 
