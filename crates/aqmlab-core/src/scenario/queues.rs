@@ -19,12 +19,14 @@ impl Scenario {
             }
         }
         let mut defaults_by_name: std::collections::HashMap<&str, Vec<&'static str>> = Default::default();
-        // The options of the few distinct queues (100,000 access links share one): finding them
-        // goes through the parameters' JSON form, which at one per link took a tenth of building
-        // the results of 100,000 flows. Only the first few are kept, so that a scenario of as
-        // many distinct queues as links stays linear.
+        // The options beyond its defaults of each of the few distinct queues (100,000 access
+        // links share one): finding them goes through the parameters' JSON form, which at one
+        // per link took a tenth of building the results of 100,000 flows. A queue is known by its
+        // shared parameters (the links an entry expands to share them) before it is compared by
+        // value; only the first few are kept, so that a scenario of as many distinct queues as
+        // links stays linear.
         const KEPT: usize = 8;
-        let mut seen: Vec<(&QdiscParams, Vec<&'static str>)> = Vec::with_capacity(KEPT);
+        let mut seen: Vec<(&std::sync::Arc<QdiscParams>, Vec<&'static str>)> = Vec::with_capacity(KEPT);
         let mut warned = vec![false; self.links.len()];
         let mut out = Vec::new();
         for (i, l) in self.links.iter().enumerate() {
@@ -35,20 +37,23 @@ impl Scenario {
             if capable[i] || capable[back] || warned[back] {
                 continue;
             }
-            let defaults = defaults_by_name
-                .entry(l.queue.name())
-                .or_insert_with(|| default_params(l.queue.name()).map(|d| ecn_options(&d)).unwrap_or_default());
-            let options = match seen.iter().find(|(known, _)| **known == *l.queue) {
-                Some((_, options)) => options.clone(),
-                None => {
-                    let options = ecn_options(&l.queue);
-                    if seen.len() < KEPT {
-                        seen.push((&l.queue, options.clone()));
+            let options = if let Some((_, options)) = seen.iter().find(|(q, _)| std::sync::Arc::ptr_eq(q, &l.queue)) {
+                options.clone()
+            } else {
+                let options = match seen.iter().find(|(q, _)| ***q == *l.queue) {
+                    Some((_, options)) => options.clone(),
+                    None => {
+                        let defaults = defaults_by_name.entry(l.queue.name()).or_insert_with(|| {
+                            default_params(l.queue.name()).map(|d| ecn_options(&d)).unwrap_or_default()
+                        });
+                        ecn_options(&l.queue).into_iter().filter(|o| !defaults.contains(o)).collect()
                     }
-                    options
+                };
+                if seen.len() < KEPT {
+                    seen.push((&l.queue, options.clone()));
                 }
+                options
             };
-            let options: Vec<&str> = options.into_iter().filter(|o| !defaults.contains(o)).collect();
             if options.is_empty() {
                 continue;
             }
