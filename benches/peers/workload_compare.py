@@ -82,6 +82,10 @@ ALIGNED_AQMLAB = {
     # After a SYN timed out, data starts with a 3 s timeout: RFC 6298 (5.7) and Linux; ns-3 3.44
     # comes near it by a fault (it samples the round trip from the first SYN: 3 x 1.02 s).
     "flow.web.rto_after_syn_timeout": "3s",
+    # ns-3's frames: its point-to-point devices add a 2-byte PPP header to every packet.
+    "flow.web.packet_size": 1500 + 2,
+    "flow.web.header": 40 + 2,
+    "flow.web.ack_size": 40 + 2,
 }
 # ... and the ns-3 program's: PRR as RFC 6937 writes it (ns-3 3.44 counts a segment per duplicate
 # ACK on top of the bytes SACKed), and a retransmission leaving the pipe once SACKed (ns-3 3.44
@@ -154,14 +158,30 @@ def read_scenario(path: Path) -> dict:
         "cdf": CDF_DIR / f"{flow.get('sizes', 'web_search')}.cdf",
         "packet": int(flow.get("packet_size", 1500)),
         "header": int(flow.get("header", 40)),
+        "ack": ACK_AND_SYN_BYTES,
     }
+
+
+def framed(s: dict, overrides: dict) -> dict:
+    """The scenario ``s`` with the frame sizes aqmlab's ``overrides`` give (the ideal FCT and the
+    packet log's SYNs follow them)."""
+    return s | {
+        "packet": int(overrides.get("flow.web.packet_size", s["packet"])),
+        "header": int(overrides.get("flow.web.header", s["header"])),
+        "ack": int(overrides.get("flow.web.ack_size", s["ack"])),
+    }
+
+
+def aligned_frames(s: dict) -> dict:
+    """The scenario ``s`` with ALIGNED_AQMLAB's frame sizes."""
+    return framed(s, ALIGNED_AQMLAB)
 
 
 def ideal_fct(size: np.ndarray, s: dict) -> np.ndarray:
     """aqmlab's ideal FCT over this path (docs/howto/workloads.md): handshake, pipeline, last ACK."""
     rates = [s["access_bps"], s["bottleneck_bps"], s["access_bps"]]
     delays = [s["access_delay_s"], s["bottleneck_delay_s"], s["access_delay_s"]]
-    ack = 40 * 8
+    ack = s["ack"] * 8
     one_way_ack = sum(ack / r + d for r, d in zip(rates, delays, strict=True))
     payload = s["packet"] - s["header"]
     packets = np.ceil(size / payload)
@@ -207,11 +227,16 @@ class Run:
 
 
 def run_aqmlab(
-    seed: int, sack: bool, causes: bool = False, queue: bool = False, extra: dict[str, str] | None = None
+    seed: int,
+    sack: bool,
+    causes: bool = False,
+    queue: bool = False,
+    extra: dict[str, str] | None = None,
+    syn_bytes: int = ACK_AND_SYN_BYTES,
 ) -> tuple[Run, np.ndarray]:
     """The run, and aqmlab's own ideal FCT of each connection; with ``causes``, each connection's
     drops at the bottleneck from the packet log; with ``queue``, the bottleneck queue sampled;
-    ``extra``: more ``--set`` overrides for aqmlab's side."""
+    ``extra``: more ``--set`` overrides for aqmlab's side; ``syn_bytes``: its SYN's size."""
     import aqmlab
 
     # Without SACK there is no PRR either (ns-3 then runs its classic recovery).
@@ -235,7 +260,7 @@ def run_aqmlab(
                 )
                 lost = [[] for _ in range(len(results.connections))]
                 for connection, seq, size in log.fetchall():
-                    lost[connection].append(-1 if size == ACK_AND_SYN_BYTES else seq // SEGMENT)
+                    lost[connection].append(-1 if size == syn_bytes else seq // SEGMENT)
     else:
         results = aqmlab.run(SCENARIO, seed=seed, overrides=overrides)
     elapsed = time.perf_counter() - t0
@@ -476,10 +501,13 @@ def main(argv: list[str] | None = None) -> int:
         extra = (ALIGNED_AQMLAB if aligned else {}) | dict(parse_override(item) for item in args.aqmlab_set)
     except UsageError as error:
         parser.error(f"--aqmlab-set: {error}")
+    s = framed(s, extra)
+    if s["packet"] - s["header"] != SEGMENT:
+        parser.error(f"--aqmlab-set: the ns-3 program's segments carry {SEGMENT} bytes (packet_size - header)")
     runs: dict[str, list[Run]] = {"aqmlab": [], "ns-3": []}
     worst_ideal = 0.0
     for seed in range(1, args.seeds + 1):
-        run, reported_ideal = run_aqmlab(seed, s["sack"], args.causes, args.queue, extra)
+        run, reported_ideal = run_aqmlab(seed, s["sack"], args.causes, args.queue, extra, s["ack"])
         ideal = ideal_fct(run.size, s)
         worst_ideal = max(worst_ideal, float(np.max(np.abs(ideal - reported_ideal) / reported_ideal)))
         runs["aqmlab"].append(run)
@@ -528,7 +556,8 @@ def main(argv: list[str] | None = None) -> int:
             q = np.concatenate([r.queue for r in rs])
             print(
                 f"  {who:>7}: mean {q.mean():5.1f}, at least 90 {np.mean(q >= 90):.3f}, "
-                f"at least 99 {np.mean(q >= 99):.3f}, empty {np.mean(q == 0):.3f}"
+                f"at least 99 {np.mean(q >= 99):.3f}, at the limit {np.mean(q >= s['limit']):.3f}, "
+                f"empty {np.mean(q == 0):.3f}"
             )
         print("  by flows of 1 MB or more open (0, 1, 2, 3, 4+): share of the time, mean queue")
         for who, rs in runs.items():

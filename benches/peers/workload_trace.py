@@ -94,9 +94,10 @@ def run_aqmlab(seed: int, overrides: dict, lone: Path | None) -> Traced:
         empty = pd.DataFrame({"bytes": [], "timeouts": []})
         return empty, log.iloc[:0][["t_ns", "conn", "seq"]], log.iloc[:0][["t_ns", "conn", "seq"]], queue
     conns = pd.DataFrame({"bytes": c["bytes"].to_numpy(float), "timeouts": c["timeouts"].to_numpy()})
-    sends = log[(log.link == "access") & (log["size"] > ACK_AND_SYN_BYTES)][["t_ns", "conn", "seq"]]
+    syn_bytes = int(overrides.get("flow.web.ack_size", ACK_AND_SYN_BYTES))
+    sends = log[(log.link == "access") & (log["size"] > syn_bytes)][["t_ns", "conn", "seq"]]
     drops = log[log.link == "bottleneck"].copy()
-    drops.loc[drops["size"] == ACK_AND_SYN_BYTES, "seq"] = -1
+    drops.loc[drops["size"] == syn_bytes, "seq"] = -1
     return conns, sends, drops[["t_ns", "conn", "seq"]], queue
 
 
