@@ -9,10 +9,11 @@ use rand_pcg::Pcg64;
 #[derive(Clone, Debug)]
 pub struct SimRng(Pcg64);
 
-/// FNV-1a, 64 bits: a stable hash of a component name (std's hasher may change between releases).
-fn stable_hash(name: &str) -> u64 {
+/// FNV-1a, 64 bits: a stable hash of a component name (std's hasher may change between
+/// releases), given as the pieces it is made of, one after another.
+fn stable_hash(pieces: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf29ce484222325;
-    for b in name.bytes() {
+    for b in pieces.iter().flat_map(|p| p.bytes()) {
         h ^= b as u64;
         h = h.wrapping_mul(0x100000001b3);
     }
@@ -30,8 +31,18 @@ fn mix(mut z: u64) -> u64 {
 impl SimRng {
     /// The stream of component `name` under master seed `seed`.
     pub fn stream(seed: u64, name: &str) -> Self {
+        Self::of_hash(seed, stable_hash(&[name]))
+    }
+
+    /// The stream of the component `kind:name` (`link:r1->r2`), the name not written out: the
+    /// same stream as [`SimRng::stream`] of that name (400,000 names at 100,000 flows).
+    pub fn component(seed: u64, kind: &str, name: &str) -> Self {
+        Self::of_hash(seed, stable_hash(&[kind, ":", name]))
+    }
+
+    fn of_hash(seed: u64, name_hash: u64) -> Self {
         let state = ((mix(seed) as u128) << 64) | mix(seed ^ 0x5851f42d4c957f2d) as u128;
-        let stream = ((stable_hash(name) as u128) << 64) | mix(stable_hash(name)) as u128;
+        let stream = ((name_hash as u128) << 64) | mix(name_hash) as u128;
         SimRng(Pcg64::new(state, stream))
     }
 
@@ -74,6 +85,15 @@ impl SimRng {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A component's stream is the stream of its name written out, `kind:name`.
+    #[test]
+    fn a_component_is_its_written_name() {
+        for (kind, name) in [("link", "r1->r2"), ("flow", "tcp17"), ("start", ""), ("processing", "é->ü")] {
+            let (mut a, mut b) = (SimRng::component(3, kind, name), SimRng::stream(3, &format!("{kind}:{name}")));
+            assert!((0..5).all(|_| a.uniform() == b.uniform()), "{kind}:{name}");
+        }
+    }
 
     #[test]
     fn streams_depend_on_seed_and_name_only() {

@@ -25,7 +25,7 @@ impl Processing {
             Box::new(Processing {
                 jitter: links.clone().map(|(_, jitter)| SimDuration(jitter)).collect(),
                 free_at: links.clone().map(|_| SimTime::ZERO).collect(),
-                rng: links.map(|(name, _)| SimRng::stream(seed, &format!("processing:{name}"))).collect(),
+                rng: links.map(|(name, _)| SimRng::component(seed, "processing", name)).collect(),
             })
         })
     }

@@ -49,7 +49,7 @@ impl Simulation {
                 LinkRt {
                     line: LinkModel::new(l.rate_bps, l.delay_ns, l.loss, l.capacity.clone()),
                     q: queue,
-                    rng: SimRng::stream(seed, &format!("link:{}", l.name)),
+                    rng: SimRng::component(seed, "link", &l.name),
                     tx: None,
                     tx_start: SimTime::ZERO,
                     tx_gen: 0,
@@ -78,17 +78,23 @@ impl Simulation {
         let mut last_hop = Vec::with_capacity(hops_total);
         let mut pair_paths = Vec::with_capacity(sc.flows.len());
         for (i, f) in sc.flows.iter().enumerate() {
-            let mut offsets = Vec::new();
+            // The pairs' offsets, for a flow spanning node sets only (a vector per flow was
+            // 100,000 allocations for nothing).
+            let (mut first, mut offsets) = (None, Vec::new());
             for (fwd_path, rev_path) in f.path_pairs() {
                 let fwd = paths.len() as u32;
-                offsets.push((fwd, fwd + fwd_path.len() as u32));
+                let pair = (fwd, fwd + fwd_path.len() as u32);
+                first.get_or_insert(pair);
+                if !f.pairs.is_empty() {
+                    offsets.push(pair);
+                }
                 for path in [fwd_path, rev_path] {
                     paths.extend_from_slice(path);
                     last_hop.extend((0..path.len()).map(|k| k + 1 == path.len()));
                 }
             }
-            let (fwd, rev) = offsets[0];
-            pair_paths.push(if f.pairs.is_empty() { vec![] } else { offsets });
+            let (fwd, rev) = first.expect("every flow has a path");
+            pair_paths.push(offsets);
             flows.push(FlowRt {
                 counts: FlowCounters::default(),
                 fwd,
@@ -102,11 +108,11 @@ impl Simulation {
             // The start draw has its own stream, so jitter does not shift the flow's own draws.
             let mut when = f.when;
             if when.jitter.ns() > 0 {
-                let u = SimRng::stream(seed, &format!("start:{}", f.name)).uniform();
+                let u = SimRng::component(seed, "start", &f.name).uniform();
                 when.start += SimDuration((u * when.jitter.ns() as f64) as u64);
             }
             let weights: Vec<f64> = f.pairs.iter().map(|p| p.weight).collect();
-            let rng = SimRng::stream(seed, &format!("flow:{}", f.name));
+            let rng = SimRng::component(seed, "flow", &f.name);
             let (sender, receiver) = f.params.build(ids, when, rng, &weights);
             agents.push(sender);
             agents.push(receiver);
