@@ -474,6 +474,13 @@ def main(argv: list[str] | None = None) -> int:
         help="also classify each timeout by what the connection lost at the bottleneck (aqmlab logs its packets)",
     )
     parser.add_argument(
+        "--blocks",
+        type=int,
+        metavar="N",
+        help="also each statistic's ratio (aqmlab / ns-3) over each block of N seeds (1..N, N+1..2N, ...): "
+        "how far a statistic over N seeds moves with the draw",
+    )
+    parser.add_argument(
         "--own-draws",
         action="store_true",
         help="let ns-3 draw its own connections from the same distributions instead of running aqmlab's "
@@ -516,13 +523,15 @@ def main(argv: list[str] | None = None) -> int:
     if worst_ideal > 1e-9:
         print(f"workload_compare: the ideal FCT computed here is {worst_ideal:.2e} off aqmlab's", file=sys.stderr)
         return 1
-    tables = {}
-    for who, rs in runs.items():
+
+    def pooled(rs: list[Run]) -> dict[str, dict[str, float]]:
         size = np.concatenate([r.size for r in rs])
         slowdown = np.concatenate([r.fct for r in rs]) / ideal_fct(size, s)
-        tables[who] = statistics(
+        return statistics(
             size, slowdown, np.concatenate([r.timed_out for r in rs]), np.concatenate([r.retransmits for r in rs])
         )
+
+    tables = {who: pooled(rs) for who, rs in runs.items()}
     times = {who: sum(r.seconds for r in rs) for who, rs in runs.items()}
     loss = {who: sum(r.drops for r in rs) / sum(r.arrivals for r in rs) for who, rs in runs.items()}
     print(
@@ -548,6 +557,14 @@ def main(argv: list[str] | None = None) -> int:
             agreed += ok
             judged += 1
             print(f"{'':>11} {stat:>5} {a[stat]:>8.2f} {n[stat]:>8.2f} {ratio:>6.2f}  {'agree' if ok else 'DIFFER'}")
+    if args.blocks:
+        starts = range(0, args.seeds, args.blocks)
+        blocks = [{who: pooled(rs[k : k + args.blocks]) for who, rs in runs.items()} for k in starts]
+        print(f"ratio aqmlab / ns-3 over each block of {args.blocks} seeds")
+        for _, _, label in BUCKETS:
+            for stat in STATISTICS:
+                ratios = [b["aqmlab"][label].get(stat, math.nan) / b["ns-3"][label].get(stat, math.nan) for b in blocks]
+                print(f"{label:>11} {stat:>5} " + " ".join(f"{r:5.2f}" for r in ratios))
     if args.causes:
         print_causes(runs)
     if args.queue:
