@@ -321,7 +321,7 @@ pub fn build(sim: &impl SimView, end: SimTime, series: Series) -> Results {
                 drops_by_reason: ReasonCounts::of(&s.data_drops),
                 ack_drops: FlowCounters::acks(&s.dropped).pkts,
                 marks: s.marks.total(),
-                marks_by_reason: ReasonCounts::of(&s.marks),
+                marks_by_reason: ReasonCounts::of(&s.marks.dense()),
                 retransmits: s.retransmits,
                 timeouts: s.timeouts,
                 mean_rtt_s: mean(s.rtt_ns as f64 * 1e-9, s.rtt_samples),

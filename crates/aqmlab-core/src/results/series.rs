@@ -132,7 +132,7 @@ impl SeriesRecorder {
             cols.push("throughput_bps", bps);
             self.last_bytes[k] = total;
             let counts = sim.flow_counts(*f as usize);
-            push_signals(cols, [counts.data_drops, counts.marks], &mut self.last_flow_signals[k]);
+            push_signals(cols, [counts.data_drops, counts.marks.dense()], &mut self.last_flow_signals[k]);
             self.gauges.clear();
             sim.sender_gauges(*f as usize, &mut self.gauges);
             for (name, v) in &self.gauges {

@@ -166,8 +166,9 @@ pub struct FlowCounters {
     pub dropped: [Count; 2],
     /// Drops of data packets by reason.
     pub data_drops: PerReason,
-    /// Marks of the flow's packets (data and ACKs) by reason.
-    pub marks: PerReason,
+    /// Marks of the flow's packets (data and ACKs) by reason: kept once one is marked (most runs
+    /// mark nothing; drops, which most flows meet, stay inline beside the other counts).
+    pub marks: SparsePerReason,
     pub timeouts: u64,
 }
 
@@ -229,7 +230,7 @@ impl Counts for FlowCounters {
             retransmits: self.retransmits - earlier.retransmits,
             dropped: pair(&self.dropped, &earlier.dropped),
             data_drops: per_reason_minus(&self.data_drops, &earlier.data_drops),
-            marks: per_reason_minus(&self.marks, &earlier.marks),
+            marks: self.marks.since(&earlier.marks),
             timeouts: self.timeouts - earlier.timeouts,
         }
     }
