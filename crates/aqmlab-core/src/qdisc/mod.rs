@@ -146,6 +146,10 @@ impl PerReason {
     pub fn get(&self, r: DropReason) -> u64 {
         self.0[r.index()]
     }
+    /// The counts since `earlier`, counts of the same whole run taken then.
+    pub fn minus(&self, earlier: &PerReason) -> PerReason {
+        PerReason(std::array::from_fn(|i| self.0[i] - earlier.0[i]))
+    }
     /// Non-zero counts by name, for results.
     pub fn to_map(&self) -> std::collections::BTreeMap<&'static str, u64> {
         DropReason::ALL.iter().filter(|r| self.get(**r) > 0).map(|r| (r.as_str(), self.get(*r))).collect()
@@ -178,9 +182,7 @@ impl SparsePerReason {
         match (&self.0, &earlier.0) {
             (None, _) => SparsePerReason(None),
             (Some(now), None) => SparsePerReason(Some(now.clone())),
-            (Some(now), Some(then)) => {
-                SparsePerReason(Some(Box::new(PerReason(std::array::from_fn(|i| now.0[i] - then.0[i])))))
-            }
+            (Some(now), Some(then)) => SparsePerReason(Some(Box::new(now.minus(then)))),
         }
     }
 }

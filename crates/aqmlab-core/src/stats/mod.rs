@@ -43,10 +43,6 @@ impl Count {
     }
 }
 
-fn per_reason_minus(a: &PerReason, b: &PerReason) -> PerReason {
-    PerReason(std::array::from_fn(|i| a.0[i] - b.0[i]))
-}
-
 /// Length of the overlap of [a, b) with [lo, hi).
 #[inline]
 pub fn overlap(a: SimTime, b: SimTime, lo: SimTime, hi: SimTime) -> SimDuration {
@@ -229,7 +225,7 @@ impl Counts for FlowCounters {
             goodput_bytes: self.goodput_bytes - earlier.goodput_bytes,
             retransmits: self.retransmits - earlier.retransmits,
             dropped: pair(&self.dropped, &earlier.dropped),
-            data_drops: per_reason_minus(&self.data_drops, &earlier.data_drops),
+            data_drops: self.data_drops.minus(&earlier.data_drops),
             marks: self.marks.since(&earlier.marks),
             timeouts: self.timeouts - earlier.timeouts,
         }
