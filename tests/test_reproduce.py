@@ -142,3 +142,33 @@ def test_zl_red_narrows_the_gap_between_reno_and_vegas_compared_with_sred_at_500
     zl = _mean(s, "log_tput_ratio", "zl_red B=5000 N=40")
     assert sred > math.log(2)  # SRED: Reno gets more than twice what Vegas gets
     assert abs(zl) < abs(sred) - math.log(1.5)  # ZL-RED: a gap smaller by a factor 1.5 at least
+
+
+def test_dks_compares_a_generic_sources_rtt_per_packet_and_any_other_per_sample() -> None:
+    # The paper's "average round trip time of the packets" of a generic source is each packet's,
+    # from its first sending (Little's law on its own numbers: docs/reproductions.md); JK and
+    # DECbit sources keep the sender's samples. Scenario 4 mixes both under one condition.
+    from aqmlab.reproduce.dks.common import PAPER_RTT
+    from aqmlab.reproduce.dks.scenario2 import Scenario2
+    from aqmlab.reproduce.dks.scenario4 import Scenario4
+
+    rows = [("G/FQ", "ftp3"), ("G/FCFS", "telnet7"), ("JK/FQ", "ftp3"), ("DEC/DEC", "telnet8")]
+    flows = pd.DataFrame(
+        {
+            "condition": [c for c, _ in rows],
+            "name": [n for _, n in rows],
+            "mean_rtt_s": [1.0, 2.0, 3.0, 4.0],
+            "mean_packet_rtt_s": [10.0, 20.0, 30.0, 40.0],
+        }
+    )
+    got = Scenario2().paper_flows({"flows": flows})[PAPER_RTT].tolist()
+    assert got == [10.0, 20.0, 3.0, 4.0]
+    mixed = pd.DataFrame(
+        {
+            "condition": ["FQ", "FQ", "FCFS"],
+            "name": ["generic2", "jk3", "generic1"],
+            "mean_rtt_s": [1.0, 2.0, 3.0],
+            "mean_packet_rtt_s": [10.0, 20.0, 30.0],
+        }
+    )
+    assert Scenario4().paper_flows({"flows": mixed})[PAPER_RTT].tolist() == [10.0, 2.0, 30.0]

@@ -47,6 +47,10 @@ pub struct Outbox {
     pub timeouts: u32,
     /// Round-trip time samples (senders).
     pub rtt_samples: Vec<SimDuration>,
+    /// Data packets newly acknowledged (senders), and the sum over them of the time from each
+    /// one's first transmission to this acknowledgement, ns.
+    pub packets_acked: u64,
+    pub packet_rtt_ns: u128,
     /// A finite transfer has completed (senders: every byte acknowledged).
     pub completed: bool,
     /// Application-level delay samples (e.g. a Telnet keystroke's time to delivery).
@@ -62,6 +66,8 @@ impl Outbox {
         self.goodput_bytes = 0;
         self.timeouts = 0;
         self.rtt_samples.clear();
+        self.packets_acked = 0;
+        self.packet_rtt_ns = 0;
         self.completed = false;
         self.app_delay_samples.clear();
         self.connections.clear();

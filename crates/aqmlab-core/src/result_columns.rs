@@ -52,6 +52,12 @@ pub const FLOW: &[ResultColumn] = &[
     col("timeouts", "timeouts", "timeouts", "retransmission timer expiries"),
     col("mean_rtt_s", "mean round-trip time", "s", "mean of the sender's round-trip samples"),
     col(
+        "mean_packet_rtt_s",
+        "mean packet round trip",
+        "s",
+        "mean over the data packets acknowledged of the time from each one's first sending to the ACK covering it",
+    ),
+    col(
         "mean_qdelay_s",
         "mean queueing delay",
         "s",

@@ -121,6 +121,9 @@ pub struct FlowResult {
     pub retransmits: u64,
     pub timeouts: u64,
     pub mean_rtt_s: Option<f64>,
+    /// Mean over the data packets acknowledged in the window of the time from each one's first
+    /// transmission to the ACK that covered it (TCP).
+    pub mean_packet_rtt_s: Option<f64>,
     pub mean_qdelay_s: Option<f64>,
     pub mean_delay_s: Option<f64>,
     pub mean_app_delay_s: Option<f64>,
@@ -325,6 +328,7 @@ pub fn build(sim: &impl SimView, end: SimTime, series: Series) -> Results {
                 retransmits: s.retransmits,
                 timeouts: s.timeouts,
                 mean_rtt_s: mean(s.rtt_ns as f64 * 1e-9, s.rtt_samples),
+                mean_packet_rtt_s: mean(s.packet_rtt_ns as f64 * 1e-9, s.packets_acked),
                 mean_qdelay_s: mean(s.qdelay_ns as f64 * 1e-9, delivered.pkts),
                 mean_delay_s: mean(s.delay_ns as f64 * 1e-9, delivered.pkts),
                 mean_app_delay_s: mean(app.sum_ns as f64 * 1e-9, app.samples),

@@ -60,6 +60,8 @@ impl Simulation {
             f.counts.rtt_ns += r.ns() as u128;
             f.counts.rtt_samples += 1;
         }
+        f.counts.packet_rtt_ns += out.packet_rtt_ns;
+        f.counts.packets_acked += out.packets_acked;
         // The log is read only when there is something to log: at 100,000 flows its entry is one
         // more cache line out of reach for every packet a timer sends.
         if !out.rtt_samples.is_empty() && now >= self.measure_from {

@@ -156,6 +156,10 @@ pub struct FlowCounters {
     /// Round-trip-time samples the sender took.
     pub rtt_ns: u128,
     pub rtt_samples: u64,
+    /// Data packets acknowledged, and the sum of their times from first transmission to
+    /// acknowledgement (every packet, retransmitted or not: see `mean_packet_rtt_s`).
+    pub packet_rtt_ns: u128,
+    pub packets_acked: u64,
     /// New data delivered in order (for datagrams: all delivered bytes).
     pub goodput_bytes: u64,
     pub retransmits: u64,
@@ -222,6 +226,8 @@ impl Counts for FlowCounters {
             qdelay_ns: self.qdelay_ns - earlier.qdelay_ns,
             rtt_ns: self.rtt_ns - earlier.rtt_ns,
             rtt_samples: self.rtt_samples - earlier.rtt_samples,
+            packet_rtt_ns: self.packet_rtt_ns - earlier.packet_rtt_ns,
+            packets_acked: self.packets_acked - earlier.packets_acked,
             goodput_bytes: self.goodput_bytes - earlier.goodput_bytes,
             retransmits: self.retransmits - earlier.retransmits,
             dropped: pair(&self.dropped, &earlier.dropped),

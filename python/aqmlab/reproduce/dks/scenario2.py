@@ -137,9 +137,17 @@ DEC/FQbit's, same seed."""
 
 
 _GENERIC = (
-    "the generic sources' timeout dynamics (no back-off, timeout 2 x smoothed RTT, the RTT of a retransmitted packet "
-    "counted from its first sending) depend on details the paper leaves open (estimator gain and start, timer granularity, "
-    "one packet or the whole window retransmitted); "
+    "the paper's own numbers settle the generic flow control's open details as aqmlab has them (docs/reproductions.md, "
+    "*DKS's generic flow control*): one packet resent per timeout (its retransmission counts are not multiples of the "
+    "window, 5), exact timers and an estimator gain near 1/8 (its Telnets' 2-3 spurious timeouts in 100 packets: 21% "
+    "with gain 1, 16% with 500 ms ticks), the estimator's start forgotten after 1500 s; what they leave open is how "
+    "many drops and spurious retransmissions the timeouts then produce under FQ: the paper's 12% gives 0.58 spurious "
+    "retransmissions per drop over 631 drops, aqmlab has 0.72 over about 780; "
+)
+_G_FQ_12 = (
+    "the paper's FTPs 1 and 2 (838 packets at 1.68 s, 178 at 3.31 s) are inconsistent with the stated model as read: a "
+    "fixed window of 5 always outstanding gives throughput x mean RTT >= 5 x 500 packet-seconds (Little's law), and "
+    "these give 2.8 and 1.2 x 500 (the other four: 5.6-5.8); "
 )
 _LOCKOUT = (
     "aqmlab's JK sources lock out instead of sharing: three of them reach the window cap (3 x 5 = 15 packets, what the "
@@ -181,18 +189,25 @@ S2_WHY: dict[tuple[str, str], str] = {
     + "which sources win, and how many, is chance (segregation): the paper's run had three "
     "winners, ours have two or three",
     ("G/FQ", "throughput"): _GENERIC
-    + "in aqmlab they lose packets at similar rates, so G/FQ is less uneven than the paper's "
-    "838 ... 178 (still uneven, with no strict segregation)",
+    + _G_FQ_12
+    + "in aqmlab the six lose packets at similar rates, so G/FQ is less uneven than the paper's 838 ... 178 (still "
+    "uneven, with no strict segregation)",
     ("G/FQ", "rtt"): _GENERIC
-    + "the mean RTT of a generic source is dominated by its retransmitted packets, so it follows those details",
+    + _G_FQ_12
+    + "the RTT is the paper's measure, each packet's from its first sending to the acknowledgement covering it "
+    "(`mean_packet_rtt_s`; settled by Little's law, which the paper's FTPs 3-6 satisfy: 5 x 500 over their new packets "
+    "is 4.51, 4.64, 4.24, 4.46 s against 4.88, 4.83, 4.53, 4.47); aqmlab's FTPs deliver fewer new packets (more "
+    "drops and duplicates, above), about 485 against 540-590, hence 5.1-5.3 s",
     ("G/FQ", "retx"): _GENERIC
-    + "the paper's sources differ widely (73 to 224); ours cluster near the top of that range",
+    + _G_FQ_12
+    + "the paper's sources differ widely (73 to 224); ours cluster near the top of that range (about 225)",
     ("G/FQ", "drops"): _GENERIC
-    + "the paper's sources differ widely (33 to 167); ours cluster near the middle of that range",
+    + _G_FQ_12
+    + "the paper's sources differ widely (33 to 167); ours cluster near the middle of that range (about 130)",
     ("G/FQ", "useful"): _GENERIC
-    + "aqmlab's generic sources retransmit more than the paper's (about 224 each against a paper "
-    "mean near 160), and a spurious retransmission is delivered twice, so the deficit is larger (the finding, "
-    "useful bandwidth well below the line, holds)",
+    + "the duplicates delivered are the retransmissions less the drops (each packet sent is delivered or dropped): "
+    "the paper's 12% means 363 of them, aqmlab's FTPs deliver about 560 (1341 retransmissions, 779 drops), so the "
+    "deficit is larger (the finding, useful bandwidth well below the line, holds)",
     ("JK/FCFS", "*"): _LOCKOUT,
     (
         "JK/FQ",

@@ -69,7 +69,7 @@ are compared."""
         # The ill-behaved source gets no ACKs, so it has no RTT of its own: its row is the mean
         # one-way delay of its delivered packets (an ACK of 40 bytes would add 6 ms on the
         # 56 kbps return line, nothing beside the seconds to minutes these packets wait).
-        rows = [r for r in per_run_flow_rows(tables["flows"], self.groups) if r[2] != "rtt:ill3"]
+        rows = [r for r in per_run_flow_rows(self.paper_flows(tables), self.groups) if r[2] != "rtt:ill3"]
         return frame(rows + self.extra(tables))
 
     def extra(self, tables):

@@ -41,6 +41,9 @@ host` shows the other layout, with only the paper's qualitative finding checked 
 versions compared the numbers with that other layout.)"""
     )
 
+    def generic(self, condition: str, name: str) -> bool:
+        return name in self.groups["generic"]
+
     def conditions(self):
         fq = QUEUES["FQ"] % self.buffer
         return [

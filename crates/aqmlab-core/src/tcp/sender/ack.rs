@@ -119,6 +119,11 @@ impl Sender {
                 self.sacked -= were_sacked;
                 delivered -= were_sacked;
             }
+            // Every segment this ACK covers, its round trip from its first sending (the FQ
+            // paper's "average round trip time of the packets"): a statistic, not a sample.
+            out.packets_acked += acked as u64;
+            out.packet_rtt_ns +=
+                self.segs.iter().take(acked as usize).map(|s| (now - s.first_sent).ns() as u128).sum::<u128>();
             self.segs.drain(..acked as usize);
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
