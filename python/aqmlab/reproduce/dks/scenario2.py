@@ -185,6 +185,13 @@ S2_WHY: dict[tuple[str, str], str] = {
         "G/FCFS",
         "*",
     ): "G/FCFS's columns are hard to place in the scan; its numbers are compared as printed, with the segregation finding",
+    ("G/FCFS", "rtt"): (
+        "G/FCFS's RTTs are placed by the table's own arithmetic (docs/reproductions.md, *DKS's generic flow control*, "
+        "point 7): the three winners' 2.16-2.18 s are 2500 packet-seconds over their new packets (Little's law with a "
+        "window of 5), and the losers' 400 and 114 s (printed without decimal points) belong to sources with about 6 and "
+        "22 new packets; a loser's RTT is minutes, and how many minutes turns on how few packets it gets through in "
+        "the 500 s (aqmlab's runs: 0 to several hundred seconds), and on which sources lose, which is chance"
+    ),
     ("G/FCFS", "throughput"): _GENERIC
     + "which sources win, and how many, is chance (segregation): the paper's run had three "
     "winners, ours have two or three",
