@@ -52,6 +52,10 @@
 //! - w_q, max_p and wait are not given in the paper: ns-2 era defaults (0.002, 0.1, true);
 //! - the comparison is made when avg >= min_th (the paper: "greater than min_th"); the
 //!   forced zone starts at avg >= max_th (F&J 1993);
+//! - above max_th the arrival is still compared (`forced_compare = "always"`), as Sec. II-A
+//!   says ("we still compare and drop packets from the queue when the queue size is above the
+//!   max_th"); `"queue_above_max_th"` reads its "queue size" as the queue's own length (compare
+//!   only while more than max_th packets wait), `"never"` drops the arrival alone, as RED;
 //! - no ECN: CHOKe drops (the paper's hardware drop bit only changes buffer occupancy).
 //!
 //! Longer than 600 lines with its tests, which stay beside the code they check (as everywhere
@@ -94,6 +98,25 @@ choice_enum! {
 }
 
 choice_enum! {
+    /// Whether an arrival is still compared once RED's average is at or above max_th (where
+    /// the arrival itself is dropped in any case). Sec. II-A: "In order to bring the queue
+    /// occupancy back to below max_th as fast as possible, we still compare and drop packets
+    /// from the queue when the queue size is above the max_th".
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum ForcedCompare {
+        /// Every arrival is compared ("queue size" read as the average that defines the zone).
+        Always = "always",
+        /// Only while the instantaneous queue holds more than max_th packets ("queue size"
+        /// read as the queue's own length).
+        QueueAboveMaxTh = "queue_above_max_th",
+        /// Never: the forced zone drops the arrival only, as RED does (the reading the
+        /// sentence above rules out; a bound for the demonstration).
+        Never = "never",
+    }
+}
+
+choice_enum! {
     /// How self-adjusting CHOKe maps region i (1-based) to a number of candidates.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
     #[serde(rename_all = "snake_case")]
@@ -118,6 +141,7 @@ pub struct Params {
     pub memory: u32,
     pub match_resets_count: bool,
     pub drop_bit: bool,
+    pub forced_compare: ForcedCompare,
 }
 
 impl Params {
@@ -180,6 +204,11 @@ impl Params {
             "mark a matching candidate and discard it when it reaches the head (the paper's Sec. II-A implementation) instead of removing it at once; random variant",
         )?;
         f.ensure(!drop_bit || variant == Variant::Random, "drop_bit", "applies to the random variant only")?;
+        let forced_compare = f.choice(
+            "forced_compare",
+            ForcedCompare::Always,
+            "whether arrivals are still compared when the average is at or above max_th: always (Sec. II-A), only while the queue itself holds more than max_th packets, or never",
+        )?;
         Ok(Params {
             limit,
             red,
@@ -191,6 +220,7 @@ impl Params {
             memory,
             match_resets_count,
             drop_bit,
+            forced_compare,
         })
     }
 }
@@ -280,6 +310,19 @@ impl Choke {
 
     /// Compare the arrival of `flow` as the variant says; matching queued packets go to
     /// `cx.victims`. True when the arrival must be dropped.
+    /// Whether an arrival in RED's `zone` is compared with the queue (see [`ForcedCompare`]).
+    fn compares(&self, zone: RedZone) -> bool {
+        match zone {
+            RedZone::Below => false,
+            RedZone::Early { .. } => true,
+            RedZone::Forced => match self.p.forced_compare {
+                ForcedCompare::Always => true,
+                ForcedCompare::QueueAboveMaxTh => self.fifo.len() as f64 > self.p.red.max_th,
+                ForcedCompare::Never => false,
+            },
+        }
+    }
+
     fn compare(&mut self, flow: u32, cx: &mut QdiscCtx) -> bool {
         match self.p.variant {
             Variant::Random => {
@@ -321,7 +364,7 @@ impl QueueDisc for Choke {
         let flow = cx.pkts[pkt].flow;
         let idle = self.fifo.is_empty() && cx.in_service.is_none();
         self.core.update_avg(cx.now, self.fifo.len(), idle);
-        if self.core.zone() != RedZone::Below && self.compare(flow, cx) {
+        if self.compares(self.core.zone()) && self.compare(flow, cx) {
             if self.p.match_resets_count {
                 self.core.reset_count();
             }
@@ -405,6 +448,7 @@ mod tests {
         memory: 1,
         match_resets_count: true,
         drop_bit: false,
+        forced_compare: ForcedCompare::Always,
     };
 
     fn choke(p: Params) -> Harness<Choke> {
@@ -461,6 +505,46 @@ mod tests {
         assert_eq!(h.dropped, vec![(3, DropReason::Match), (3, DropReason::Match)]);
         assert!(h.q.is_empty());
         assert_eq!(h.q.bytes(), 0);
+    }
+
+    /// Three packets of flow 5 queued below min_th, then the average pinned in the forced zone
+    /// (above max_th = 2; w_q so small that the arrivals do not move it).
+    fn forced_with_three_of_flow_5(forced_compare: ForcedCompare) -> Harness<Choke> {
+        let red = RedParams { w_q: 1e-12, min_th: 1.0, max_th: 2.0, max_p: 0.0, wait: true, gentle: false };
+        let mut h = choke(Params { red, forced_compare, ..BASE });
+        for _ in 0..3 {
+            assert_eq!(h.offer(5, 500), Verdict::Enqueued);
+        }
+        h.q.core.pin_avg(10.0);
+        h
+    }
+
+    #[test]
+    fn in_the_forced_zone_the_arrival_is_compared_as_the_reading_says() {
+        // Always (Sec. II-A): the arrival still draws a candidate, here surely of its flow.
+        let mut h = forced_with_three_of_flow_5(ForcedCompare::Always);
+        assert_eq!(h.offer(5, 500), Verdict::Dropped(DropReason::Match));
+        assert_eq!(h.q.len(), 2);
+        assert_eq!(h.offer(5, 500), Verdict::Dropped(DropReason::Match));
+        assert_eq!(h.q.len(), 1);
+        // While the queue itself holds more than max_th: 3 > 2 compares, 2 does not.
+        let mut h = forced_with_three_of_flow_5(ForcedCompare::QueueAboveMaxTh);
+        assert_eq!(h.offer(5, 500), Verdict::Dropped(DropReason::Match));
+        assert_eq!(h.q.len(), 2);
+        assert_eq!(h.offer(5, 500), Verdict::Dropped(DropReason::Forced));
+        assert_eq!(h.q.len(), 2);
+        // Never: the arrival alone goes, as in RED.
+        let mut h = forced_with_three_of_flow_5(ForcedCompare::Never);
+        assert_eq!(h.offer(5, 500), Verdict::Dropped(DropReason::Forced));
+        assert_eq!((h.q.len(), h.dropped.len()), (3, 1));
+    }
+
+    #[test]
+    fn forced_compare_is_read_and_checked() {
+        assert_eq!(read("").unwrap().forced_compare, ForcedCompare::Always);
+        assert_eq!(read("forced_compare = \"queue_above_max_th\"").unwrap().forced_compare, ForcedCompare::QueueAboveMaxTh);
+        let e = read("forced_compare = \"sometimes\"").unwrap_err().to_string();
+        assert!(e.contains("forced_compare") && e.contains("queue_above_max_th, never"), "{e}");
     }
 
     #[test]
