@@ -32,10 +32,25 @@ use crate::units::{SimDuration, SimTime};
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 #[serde(tag = "estimator", rename_all = "snake_case")]
 pub enum Estimator {
-    /// EWMA with this gain; timeout = beta * srtt.
-    Generic { gain: f64, beta: f64 },
+    /// EWMA with this gain; timeout = beta * srtt; `per_packet`: a sample for every packet an
+    /// ACK covers (see [`Samples`]).
+    Generic { gain: f64, beta: f64, per_packet: bool },
     /// srtt + 4 rttvar.
     Jacobson,
+}
+
+choice_enum! {
+    /// The `samples` key of the generic estimator: which packets an ACK that advances the window
+    /// samples. `per_ack`: the packet that caused it (from its last sending, or its first when it
+    /// was retransmitted). `per_packet`: every packet it covers, each from its first sending, so
+    /// that the packets delivered behind a lost one and acknowledged with it count their wait
+    /// too: the FQ paper speaks of "the rtt estimate for retransmitted packets", a round trip per
+    /// packet, without saying which packets give one.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Samples {
+        PerAck = "per_ack",
+        PerPacket = "per_packet",
+    }
 }
 
 choice_enum! {
@@ -78,7 +93,7 @@ pub const MAX_BACKOFF_SHIFT: u32 = 6;
 impl RtoParams {
     /// The FQ paper's generic flow control: gain 1/8, beta 2, no backoff, no floor.
     pub const GENERIC: RtoParams = RtoParams {
-        estimator: Estimator::Generic { gain: 0.125, beta: 2.0 },
+        estimator: Estimator::Generic { gain: 0.125, beta: 2.0, per_packet: false },
         initial_rto_ns: 3 * S,
         after_syn_timeout_ns: None,
         min_rto_ns: 0,
@@ -114,12 +129,18 @@ impl RtoParams {
     /// Read the timeout keys, with `d` as the defaults (and the estimator kind).
     pub fn read(f: &mut Fields, d: RtoParams) -> Result<Self> {
         let estimator = match d.estimator {
-            Estimator::Generic { gain, beta } => {
+            Estimator::Generic { gain, beta, per_packet } => {
                 let gain: f64 = f.or("gain", gain, "EWMA gain of the round-trip estimate")?;
                 f.ensure(gain > 0.0 && gain <= 1.0, "gain", "must be in (0, 1]")?;
                 let beta: f64 = f.or("beta", beta, "timeout = beta x smoothed round trip (the FQ paper's beta)")?;
                 f.ensure(beta >= 1.0, "beta", "must be at least 1")?;
-                Estimator::Generic { gain, beta }
+                let samples = f.choice(
+                    "samples",
+                    if per_packet { Samples::PerPacket } else { Samples::PerAck },
+                    "round-trip samples an ACK of new data gives: per_ack, the packet that caused it; per_packet, \
+                     every packet it covers, each from its first sending",
+                )?;
+                Estimator::Generic { gain, beta, per_packet: samples == Samples::PerPacket }
             }
             Estimator::Jacobson => Estimator::Jacobson,
         };
@@ -175,6 +196,11 @@ impl RtoParams {
     /// samples from the first transmission) rather than Jacobson/Karels'.
     pub fn is_generic(&self) -> bool {
         matches!(self.estimator, Estimator::Generic { .. })
+    }
+
+    /// Whether an ACK samples every packet it covers (`samples = "per_packet"`).
+    pub fn samples_every_packet(&self) -> bool {
+        matches!(self.estimator, Estimator::Generic { per_packet: true, .. })
     }
 }
 
@@ -334,6 +360,17 @@ mod tests {
         let e = read("timers = \"one\"", RtoParams::GENERIC).unwrap_err();
         assert!(e.message.contains("one timer per segment"), "{}", e.message);
         assert!(read("timers = \"two\"", RtoParams::JACOBSON).unwrap_err().message.contains("not allowed"));
+    }
+
+    #[test]
+    fn the_generic_estimator_samples_per_ack_unless_asked_per_packet() {
+        assert!(!read("", RtoParams::GENERIC).unwrap().samples_every_packet());
+        assert!(read("samples = \"per_packet\"", RtoParams::GENERIC).unwrap().samples_every_packet());
+        assert!(!read("samples = \"per_ack\"", RtoParams::GENERIC).unwrap().samples_every_packet());
+        let e = read("samples = \"per_packets\"", RtoParams::GENERIC).unwrap_err();
+        assert!(e.message.contains("per_ack, per_packet"), "{}", e.message);
+        // Jacobson's estimator follows Karn's rule and has no such key.
+        assert!(read("samples = \"per_packet\"", RtoParams::JACOBSON).is_err());
     }
 
     #[test]

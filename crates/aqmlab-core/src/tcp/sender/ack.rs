@@ -99,14 +99,27 @@ impl Sender {
             } else {
                 None // Karn
             };
-            let rtt = sent_at.map(|t| {
-                self.rtt.sample(t, now);
-                self.shift = 0;
-                now - t
-            });
-            out.rtt_samples.extend(rtt);
             let flight = self.segs_in(self.snd_una, self.snd_max);
             let acked = self.segs_in(self.snd_una, ack);
+            let rtt = if self.rtt.params().samples_every_packet() {
+                // The generic estimator's `samples = "per_packet"`: every packet this ACK covers,
+                // in order, each from its first sending.
+                for i in 0..acked as usize {
+                    let first = self.segs[i].first_sent;
+                    self.rtt.sample(first, now);
+                    out.rtt_samples.push(now - first);
+                }
+                self.shift = 0;
+                sent_at.map(|t| now - t)
+            } else {
+                let rtt = sent_at.map(|t| {
+                    self.rtt.sample(t, now);
+                    self.shift = 0;
+                    now - t
+                });
+                out.rtt_samples.extend(rtt);
+                rtt
+            };
             if let Some(t) = rtt {
                 self.delivery.min_rtt = self.delivery.min_rtt.min(t);
             }

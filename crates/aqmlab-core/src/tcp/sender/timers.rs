@@ -267,6 +267,37 @@ mod tests {
     }
 
     #[test]
+    fn generic_per_packet_samples_take_every_packet_an_ack_covers_from_its_first_sending() {
+        let run = |samples: &str| {
+            let c = common(&format!("cc = \"generic\"\nmax_window = 5\nsamples = \"{samples}\""));
+            let mut b = Bench::new(&c, None, 10_000_000, 50 * MS);
+            b.drop = drop_once(12);
+            b.run_until(5000 * MS);
+            b
+        };
+        let (per_ack, per_packet) = (run("per_ack"), run("per_packet"));
+        // One sample per segment acknowledged, in order: segment k's is rtts[k].
+        let acked = (per_packet.sender.snd_una / SEG) as usize;
+        assert_eq!(per_packet.rtts.len(), acked);
+        // Segments 12-16 are acknowledged by one ACK (the hole filled): each sample runs from
+        // that segment's own first sending to the same instant.
+        let ack_at: Vec<u64> =
+            (12..17).map(|k| per_packet.sends_of(k * SEG)[0] + per_packet.rtts[k as usize]).collect();
+        assert!(ack_at.iter().all(|&t| t == ack_at[0]), "{ack_at:?}");
+        assert!(ack_at[0] > per_packet.sends_of(12 * SEG)[1], "after the hole's resend");
+        // The estimate is the EWMA (gain 1/8) of those samples, computed here apart.
+        let mut srtt = per_packet.rtts[0] as f64;
+        for &r in &per_packet.rtts[1..] {
+            srtt += (r as f64 - srtt) / 8.0;
+        }
+        let got = per_packet.sender.rtt.srtt().unwrap();
+        assert!((got - srtt).abs() < 1e-6 * srtt, "{got} against {srtt}");
+        // The default samples the packet that caused each ACK: segments 13-16, delivered behind
+        // the hole, give none; the same run otherwise.
+        assert_eq!(per_ack.rtts.len(), (per_ack.sender.snd_una / SEG) as usize - 4);
+    }
+
+    #[test]
     fn jk_on_per_segment_timers_resends_the_hole_at_the_third_duplicate_and_never_goes_back() {
         let jk = "cc = \"jk\"\nmax_window = 5\ninitial_ssthresh = 5\ntimers = \"per_segment\"";
         let mut b = Bench::new(&common(jk), None, 10_000_000, 50 * MS);
