@@ -468,10 +468,23 @@ one sentence.
 """
 
 
-class _ForcedCompare(Experiment):
-    """The same rows with every CHOKe queue's `forced_compare` set to `reading`."""
+#: The readings side by side: the suffix of the experiment's id and of its title.
+FORCED_READINGS = {
+    "queue_above_max_th": ("queue", "compared above max_th only while the queue holds more than max_th"),
+    "never": ("never", "never compared above max_th"),
+}
 
-    reading = ""
+
+class _ForcedCompare(Experiment):
+    """The rows of the reproduction proper (the next base) with every CHOKe queue's
+    `forced_compare` set to one of :data:`FORCED_READINGS`."""
+
+    def __init__(self, reading: str) -> None:
+        short, title = FORCED_READINGS[reading]
+        self.reading = reading
+        self.id = f"{self.variant_of}-forced-{short}"
+        self.title = f"{super().title}, {title}"
+        self.notes = FORCED_NOTES + super().notes
 
     def conditions(self):
         return [
@@ -485,36 +498,12 @@ class _ForcedCompare(Experiment):
         return [r for r in super().references() if r.condition in labels]
 
 
-class Fig4ForcedQueue(_ForcedCompare, Fig4):
-    id = "choke-2000-fig4-forced-queue"
+class Fig4Forced(_ForcedCompare, Fig4):
     variant_of = "choke-2000-fig4"
-    reading = "queue_above_max_th"
-    title = Fig4.title + ", compared above max_th only while the queue holds more than max_th"
-    notes = FORCED_NOTES + Fig4.notes
 
 
-class Fig4ForcedNever(_ForcedCompare, Fig4):
-    id = "choke-2000-fig4-forced-never"
-    variant_of = "choke-2000-fig4"
-    reading = "never"
-    title = Fig4.title + ", never compared above max_th"
-    notes = FORCED_NOTES + Fig4.notes
-
-
-class Fig5ForcedQueue(_ForcedCompare, Fig5):
-    id = "choke-2000-fig5-forced-queue"
+class Fig5Forced(_ForcedCompare, Fig5):
     variant_of = "choke-2000-fig5"
-    reading = "queue_above_max_th"
-    title = Fig5.title + ", compared above max_th only while the queue holds more than max_th"
-    notes = FORCED_NOTES + Fig5.notes
-
-
-class Fig5ForcedNever(_ForcedCompare, Fig5):
-    id = "choke-2000-fig5-forced-never"
-    variant_of = "choke-2000-fig5"
-    reading = "never"
-    title = Fig5.title + ", never compared above max_th"
-    notes = FORCED_NOTES + Fig5.notes
 
 
 EXPERIMENTS = [
@@ -522,8 +511,6 @@ EXPERIMENTS = [
     Fig4(),
     Fig5(),
     Fig5DropBit(),
-    Fig4ForcedQueue(),
-    Fig4ForcedNever(),
-    Fig5ForcedQueue(),
-    Fig5ForcedNever(),
+    *(Fig4Forced(reading) for reading in FORCED_READINGS),
+    *(Fig5Forced(reading) for reading in FORCED_READINGS),
 ]
