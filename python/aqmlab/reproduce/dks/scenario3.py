@@ -168,8 +168,10 @@ S3_WHY: dict[tuple[str, str], str] = {
     ("G/FCFS", "rtt"): (
         "the ill-behaved source's 2.97 s is the wait behind the full buffer and matches; aqmlab's Telnet is shut out "
         "in every seed (the paper's got 11 packets through, each after 2.87 s, the same wait for a 40-byte packet), so "
-        "it has no RTT in the window; the generic FTP's printed 13.62 s counts retransmitted packets, and the median "
-        "run's FTP gets no packet through either (one seed of five is the regime where it gets 833 at 3.00 s)"
+        "it has no RTT in the window; the generic FTP's 1362 s (printed without a decimal point: at most 3 packets through "
+        "make it at least 833 s, each packet's RTT from its first sending over a window of 5, docs/reproductions.md) "
+        "counts its packets' many retransmissions, and the median run's FTP gets no packet through either (one seed "
+        "of five is the regime where it gets 833 at 3.00 s)"
     ),
     ("JK/FCFS", "rtt"): (
         "an inconsistency inside the paper: its Telnet delivered no packet in the window (the throughput row prints 0) "
