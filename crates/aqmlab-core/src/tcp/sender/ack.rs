@@ -138,6 +138,9 @@ impl Sender {
             out.packet_rtt_ns +=
                 self.segs.iter().take(acked as usize).map(|s| (now - s.first_sent).ns() as u128).sum::<u128>();
             self.segs.drain(..acked as usize);
+            if let Some(x) = self.extras.as_deref_mut() {
+                x.drain(..acked as usize);
+            }
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.dupacks = 0;

@@ -32,22 +32,27 @@ impl Sender {
     /// Count `acked` segments delivered at `now` and take the rate sample of the last of them
     /// (the draft's P, the most recently sent segment this ACK covers).
     pub(super) fn rate_sample(&mut self, now: SimTime, acked: u32) -> Option<RateSample> {
-        let last = *self.segs.get(acked.checked_sub(1)? as usize)?;
+        let i = acked.checked_sub(1)? as usize;
+        let last = *self.segs.get(i)?;
         self.delivery.delivered += acked as u64;
         self.delivery.delivered_time = now;
         // The next burst is measured from this segment's transmission.
         self.delivery.first_sent_time = last.last_sent;
-        let send_elapsed = last.last_sent.saturating_since(last.snap.first_sent_time);
-        let ack_elapsed = now.saturating_since(last.snap.delivered_time);
+        if !self.rate_samples {
+            return None; // no control reads it, and no snapshot was taken
+        }
+        let snap = self.extra(i).snap;
+        let send_elapsed = last.last_sent.saturating_since(snap.first_sent_time);
+        let ack_elapsed = now.saturating_since(snap.delivered_time);
         let interval = send_elapsed.max(ack_elapsed);
-        let delivered = self.delivery.delivered - last.snap.delivered;
+        let delivered = self.delivery.delivered - snap.delivered;
         if interval == SimDuration(0) || interval < self.delivery.min_rtt {
             return None;
         }
         Some(RateSample {
             delivered,
             interval,
-            prior_delivered: last.snap.delivered,
+            prior_delivered: snap.delivered,
             app_limited: self.limit(now) != u64::MAX && self.snd_nxt >= self.limit(now),
         })
     }

@@ -12,7 +12,7 @@
 use super::super::Feedback;
 use super::delivery::Snapshot;
 use super::timers::LazyTimer;
-use super::{Seg, Sender};
+use super::{Seg, SegExtra, Sender};
 use crate::agent::Outbox;
 use crate::packet::{flags, Packet};
 use crate::units::{SimDuration, SimTime};
@@ -136,21 +136,20 @@ impl Sender {
             s.sends += 1;
             s.rxt = true;
             s.last_sent = now;
-            s.snap = snap;
-            s.app_ts
+            match self.extras.as_deref_mut() {
+                Some(x) => {
+                    x[idx].snap = snap;
+                    x[idx].app_ts
+                }
+                None => SimTime::ZERO,
+            }
         } else {
             debug_assert_eq!((seq, idx), (self.snd_max, self.segs.len()));
             let app_ts = self.source.as_mut().map_or(SimTime::ZERO, |s| s.take(now));
-            self.segs.push_back(Seg {
-                first_sent: now,
-                last_sent: now,
-                snap,
-                sends: 1,
-                app_ts,
-                deadline: SimTime::ZERO,
-                sacked: false,
-                rxt: false,
-            });
+            self.segs.push_back(Seg { first_sent: now, last_sent: now, sends: 1, sacked: false, rxt: false });
+            if let Some(x) = self.extras.as_deref_mut() {
+                x.push_back(SegExtra { snap, app_ts, deadline: SimTime::ZERO });
+            }
             self.snd_max = end;
             app_ts
         };
@@ -182,7 +181,7 @@ impl Sender {
             let own = self.segs[idx].sends - 1;
             let shift = if self.sample_first_sent { own } else { self.shift.max(own) };
             let d = self.rtt.deadline(now, shift);
-            self.segs[idx].deadline = d;
+            self.extra_mut(idx).deadline = d;
             if self.rto.deadline().is_none_or(|x| x > d) {
                 self.rto.set(d, out);
             }
