@@ -412,7 +412,11 @@ impl Simulation {
                 prefetch::record(&self.agents[agent.index()]);
                 prefetch::bytes(&self.flows[self.owner_of(agent.flow())], 128);
             }
-            Event::Arrive { pkt, .. } => prefetch::record(&self.pkts[pkt]),
+            Event::Arrive { link, pkt } => {
+                prefetch::record(&self.pkts[pkt]);
+                // The arrival first asks its link whether it still shows it in transmission.
+                prefetch::bytes(&self.links[link.index()].tx, 16);
+            }
             Event::TxDone { .. } | Event::Wake { .. } | Event::Sample => {}
         }
     }
