@@ -38,10 +38,10 @@ impl Sender {
         self.delivery.delivered_time = now;
         // The next burst is measured from this segment's transmission.
         self.delivery.first_sent_time = last.last_sent;
-        if !self.rate_samples {
+        if !super::reads_rate_samples(&self.cc) {
             return None; // no control reads it, and no snapshot was taken
         }
-        let snap = self.extra(i).snap;
+        let snap = self.extras()[i].snap;
         let send_elapsed = last.last_sent.saturating_since(snap.first_sent_time);
         let ack_elapsed = now.saturating_since(snap.delivered_time);
         let interval = send_elapsed.max(ack_elapsed);

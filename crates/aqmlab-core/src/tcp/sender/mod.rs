@@ -72,6 +72,12 @@ struct SegExtra {
     deadline: SimTime,
 }
 
+/// Whether the control reads rate samples (BBR): only then do transmissions take delivery
+/// snapshots.
+fn reads_rate_samples(cc: &AnyCc) -> bool {
+    matches!(cc, AnyCc::Bbr(_))
+}
+
 /// Where the connection is in its opening (`handshake = true`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Opening {
@@ -109,8 +115,6 @@ pub struct Sender {
     /// Boxed: 8 bytes in every sender's slot rather than a deque's 32, for the few that use it.
     #[allow(clippy::box_collection)]
     extras: Option<Box<VecDeque<SegExtra>>>,
-    /// The control reads rate samples (BBR): transmissions take delivery snapshots.
-    rate_samples: bool,
     dupacks: u32,
     rto: LazyTimer,
     feedback: Feedback,
@@ -161,7 +165,7 @@ impl Sender {
             b.reseed(ids.flow as u64);
         }
         let rto = c.cc.rto();
-        let rate_samples = matches!(cc, AnyCc::Bbr(_));
+        let rate_samples = reads_rate_samples(&cc);
         Sender {
             ids,
             when,
@@ -179,7 +183,6 @@ impl Sender {
             snd_max: 0,
             segs: VecDeque::new(),
             extras: (rate_samples || source.is_some() || rto.per_segment).then(Box::default),
-            rate_samples,
             dupacks: 0,
             rto: LazyTimer::new(Timer::Rto),
             feedback: c.feedback(),
@@ -218,9 +221,9 @@ impl Sender {
         self.rto.deadline()
     }
 
-    /// Segment `i`'s [`SegExtra`] (a sender that keeps them).
-    fn extra(&self, i: usize) -> &SegExtra {
-        &self.extras.as_ref().expect("this sender keeps per-segment extras")[i]
+    /// The [`SegExtra`] of the segments in flight (a sender that keeps them).
+    fn extras(&self) -> &VecDeque<SegExtra> {
+        self.extras.as_ref().expect("this sender keeps per-segment extras")
     }
 
     fn extra_mut(&mut self, i: usize) -> &mut SegExtra {

@@ -128,9 +128,13 @@ impl Sender {
             self.delivery.first_sent_time = now;
             self.delivery.delivered_time = now;
         }
+        // Taken only by a sender that keeps per-segment extras (most keep none).
         let d = self.delivery;
-        let snap =
-            Snapshot { delivered: d.delivered, delivered_time: d.delivered_time, first_sent_time: d.first_sent_time };
+        let snap = || Snapshot {
+            delivered: d.delivered,
+            delivered_time: d.delivered_time,
+            first_sent_time: d.first_sent_time,
+        };
         let app_ts = if retx {
             let s = &mut self.segs[idx];
             s.sends += 1;
@@ -138,7 +142,7 @@ impl Sender {
             s.last_sent = now;
             match self.extras.as_deref_mut() {
                 Some(x) => {
-                    x[idx].snap = snap;
+                    x[idx].snap = snap();
                     x[idx].app_ts
                 }
                 None => SimTime::ZERO,
@@ -148,7 +152,7 @@ impl Sender {
             let app_ts = self.source.as_mut().map_or(SimTime::ZERO, |s| s.take(now));
             self.segs.push_back(Seg { first_sent: now, last_sent: now, sends: 1, sacked: false, rxt: false });
             if let Some(x) = self.extras.as_deref_mut() {
-                x.push_back(SegExtra { snap, app_ts, deadline: SimTime::ZERO });
+                x.push_back(SegExtra { snap: snap(), app_ts, deadline: SimTime::ZERO });
             }
             self.snd_max = end;
             app_ts

@@ -102,7 +102,7 @@ impl Sender {
         };
         if self.per_packet {
             let due: Vec<u64> = (0..self.segs.len())
-                .filter(|&i| self.extra(i).deadline <= now)
+                .filter(|&i| self.extras()[i].deadline <= now)
                 .map(|i| self.snd_una + i as u64 * self.mss)
                 .collect();
             if !due.is_empty() {
@@ -117,7 +117,7 @@ impl Sender {
                     self.transmit(now, seq, out);
                 }
             }
-            if let Some(d) = self.extras.as_deref().and_then(|x| x.iter().map(|s| s.deadline).min()) {
+            if let Some(d) = self.extras().iter().map(|s| s.deadline).min() {
                 self.rto.set(d, out);
             }
         } else {
