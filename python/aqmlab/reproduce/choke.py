@@ -66,7 +66,9 @@ class Fig3(Experiment):
     scenario = "choke-2000/fig3.toml"
     notes = """32 Reno flows and one 2 Mbps CBR flow share a 1 Mbps link; min_th 100, max_th 200, buffer
 300 packets. The paper's numbers for this figure are read from its text ("UDP takes more than 95%",
-"the remaining 50 Kbps", "about 25%"), so tolerances are generous (10%)."""
+"the remaining 50 Kbps", "about 25%"), so tolerances are generous (10%). "The remaining 50 Kbps"
+is the complement of the same sentence's "more than 95%" of the 1 Mbps link, so both are bounds:
+UDP at least 95%, TCP at most 50 kbps."""
 
     def conditions(self):
         return [
@@ -88,9 +90,10 @@ class Fig3(Experiment):
             lambda s: all(value_of(s, "tcp_throughput_kbps", c) < 100 for c in ("droptail", "red")),
         )
         why_tcp = (
-            "the paper's 'remaining 50 Kbps' is a rough reading; what TCP scrapes from a queue kept full by "
-            "a 2 Mbps CBR flow depends on timer details of ns-2's TCP (retransmission timeouts, 500 ms tick) "
-            "that the paper does not give; the finding (TCP starved) holds"
+            "the paper's 'remaining 50 Kbps' is what its 'more than 95%' of the link leaves TCP, so an upper "
+            "bound (published.toml says why); below it, what TCP scrapes from a queue kept full by a 2 Mbps "
+            "CBR flow depends on timer details of ns-2's TCP (retransmission timeouts, 500 ms tick) that the "
+            "paper does not give"
         )
         return [
             cite(num("fig3.udp_share.droptail"), "udp_share_of_link", "droptail"),
