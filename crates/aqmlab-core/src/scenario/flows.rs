@@ -1,9 +1,7 @@
 //! The `[[flow]]` section: the keys every flow has, its kind's own keys (through `app`), its
 //! endpoints (nodes, or node sets for a workload) and their paths.
 
-use std::collections::hash_map::Entry;
-
-use super::names::{name_problem, shown, shown_quoted, substitute};
+use super::names::{name_problem, shown, shown_quoted, substitute, substituted};
 use super::overrides::glob_match;
 use super::routes::Routes;
 use super::{expansion, list_of_strings, Builder, FlowSpec, PairSpec};
@@ -146,7 +144,9 @@ impl Builder<'_> {
         f.finish()?;
         let params = std::sync::Arc::new(params);
         flows.reserve(indices.len());
-        self.flow_names.reserve(indices.len());
+        self.flow_names.reserve(indices.len(), |k| &flows[k as usize].name);
+        // An endpoint without {i} is the same node in every copy: looked up once.
+        let (mut fixed_src, mut fixed_dst) = (None, None);
         for i in indices {
             let fname = substitute(&name, i);
             let field = |k: &str| format!("flow[{}].{k}", shown(&fname));
@@ -160,27 +160,24 @@ impl Builder<'_> {
                     "'all' is reserved: in [trace], flows = \"all\" means every flow",
                 ));
             }
-            match self.flow_names.entry(fname.to_lowercase()) {
-                Entry::Vacant(entry) => {
-                    entry.insert(flows.len() as u32);
-                }
-                Entry::Occupied(entry) => {
-                    let other = flows[*entry.get() as usize].name.as_str();
-                    let message = if other == fname {
-                        format!("{} names two flows", shown_quoted(&fname))
-                    } else {
-                        format!(
-                            "{} and the flow {} differ only in case (names become store columns, which ignore case)",
-                            shown_quoted(&fname),
-                            shown_quoted(other)
-                        )
-                    };
-                    return Err(self.src.error(&name_at, &field("name"), message));
-                }
+            // Listed once the flow is (the index reads the names from the flows).
+            let name_hash = self.flow_names.hash(&fname);
+            if let Some(earlier) = self.flow_names.find(name_hash, &fname, |k| &flows[k as usize].name) {
+                let other = flows[earlier as usize].name.as_str();
+                let message = if other == fname {
+                    format!("{} names two flows", shown_quoted(&fname))
+                } else {
+                    format!(
+                        "{} and the flow {} differ only in case (names become store columns, which ignore case)",
+                        shown_quoted(&fname),
+                        shown_quoted(other)
+                    )
+                };
+                return Err(self.src.error(&name_at, &field("name"), message));
             }
-            let srcs: Vec<String> = src.iter().map(|s| substitute(s, i)).collect();
-            let dsts: Vec<String> = dst.iter().map(|d| substitute(d, i)).collect();
             if spans {
+                let srcs: Vec<String> = src.iter().map(|s| substitute(s, i)).collect();
+                let dsts: Vec<String> = dst.iter().map(|d| substitute(d, i)).collect();
                 let weights = match &*params {
                     FlowParams::Workload(w) => w.matrix.as_ref(),
                     _ => None,
@@ -201,15 +198,22 @@ impl Builder<'_> {
                     pairs,
                     endpoints: Some((label(&srcs), label(&dsts))),
                 });
+                self.flow_names.insert(name_hash, flows.len() as u32 - 1, |k| &flows[k as usize].name);
                 continue;
             }
-            let (s, d) = (&srcs[0], &dsts[0]);
-            let known = |n: &str| self.node_ids.get(n).copied();
-            let sid = known(s).ok_or_else(|| {
-                self.src.error(&src_at, &field("src"), format!("no link touches node {}", shown_quoted(s)))
+            let (s, d) = (substituted(&src[0], i), substituted(&dst[0], i));
+            let known = |template: &str, n: &str, fixed: &mut Option<u32>| {
+                let id = fixed.or_else(|| self.node_id(n));
+                if !template.contains("{i}") {
+                    *fixed = id;
+                }
+                id
+            };
+            let sid = known(&src[0], &s, &mut fixed_src).ok_or_else(|| {
+                self.src.error(&src_at, &field("src"), format!("no link touches node {}", shown_quoted(&s)))
             })?;
-            let did = known(d).ok_or_else(|| {
-                self.src.error(&dst_at, &field("dst"), format!("no link touches node {}", shown_quoted(d)))
+            let did = known(&dst[0], &d, &mut fixed_dst).ok_or_else(|| {
+                self.src.error(&dst_at, &field("dst"), format!("no link touches node {}", shown_quoted(&d)))
             })?;
             if sid == did {
                 return Err(self.src.error(&dst_at, &field("dst"), "is the same node as src"));
@@ -218,7 +222,7 @@ impl Builder<'_> {
                 self.src.error(
                     &dst_at,
                     &field("dst"),
-                    format!("{} cannot be reached from {}", shown_quoted(d), shown_quoted(s)),
+                    format!("{} cannot be reached from {}", shown_quoted(&d), shown_quoted(&s)),
                 )
             })?;
             // Links are duplex and declared in pairs (ids 2k, 2k+1), so the forward path walked
@@ -240,6 +244,7 @@ impl Builder<'_> {
                 pairs: vec![],
                 endpoints: None,
             });
+            self.flow_names.insert(name_hash, flows.len() as u32 - 1, |k| &flows[k as usize].name);
         }
         Ok(())
     }
@@ -252,7 +257,7 @@ impl Builder<'_> {
             let found: Vec<u32> = if glob {
                 (0..self.nodes.len() as u32).filter(|&n| glob_match(p, &self.nodes[n as usize])).collect()
             } else {
-                self.node_ids.get(p.as_str()).copied().into_iter().collect()
+                self.node_id(p).into_iter().collect()
             };
             if found.is_empty() {
                 let what = if glob { "matches no node" } else { "is no node (no link touches it)" };

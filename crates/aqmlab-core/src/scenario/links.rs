@@ -1,9 +1,7 @@
 //! The `[[link]]` section: nodes, duplex links and their directions' rates, delays, loss and
 //! processing time (the queue tables are read in `queues.rs`).
 
-use std::collections::hash_map::Entry;
-
-use super::names::{name_problem, shown, shown_quoted, substitute};
+use super::names::{name_problem, shown, shown_quoted, substitute, substituted};
 use super::overrides::between_of;
 use super::{expansion, Builder, LinkSpec};
 use crate::conf::{Duration, Fields, FromNode, Node, Origin, Prob, Rate, Result, Table, Val};
@@ -180,13 +178,18 @@ impl Builder<'_> {
         self.links.reserve(2 * n);
         self.link_at.reserve(2 * n);
         self.byte_limits.reserve(2 * n);
-        self.link_names.reserve(2 * n);
-        self.joined.reserve(n);
+        let links = &self.links;
+        self.link_names.reserve(2 * n, |k| &links[k as usize].name);
         self.nodes.reserve(2 * n);
-        self.node_ids.reserve(2 * n);
+        let nodes = &self.nodes;
+        self.node_ids.reserve(2 * n, |k| &nodes[k as usize]);
         self.out_links.reserve(2 * n);
+        // An end without {i} is the same node in every copy: found (or made) at the first copy
+        // only, so the nodes keep their numbering by first appearance.
+        let varies = [between.0.contains("{i}"), between.1.contains("{i}")];
+        let mut fixed: [Option<u32>; 2] = [None, None];
         for i in indices {
-            let (a, b) = (substitute(&between.0, i), substitute(&between.1, i));
+            let (a, b) = (substituted(&between.0, i), substituted(&between.1, i));
             if a == b {
                 return Err(self.src.error(
                     &at,
@@ -194,8 +197,18 @@ impl Builder<'_> {
                     format!("links {} to itself", shown_quoted(&a)),
                 ));
             }
-            let (ia, ib) = (self.node(&a), self.node(&b));
-            if !self.joined.insert((ia.min(ib), ia.max(ib))) {
+            let mut node = |k: usize, name: &str| match fixed[k] {
+                Some(id) => id,
+                None => {
+                    let id = self.node(name);
+                    if !varies[k] {
+                        fixed[k] = Some(id);
+                    }
+                    id
+                }
+            };
+            let (ia, ib) = (node(0, &a), node(1, &b));
+            if self.linked(ia, ib) {
                 return Err(self.src.error(
                     &at,
                     &format!("link[{label}].between"),
@@ -208,19 +221,16 @@ impl Builder<'_> {
             }
             let fwd_name = name.as_ref().map(|n| substitute(n, i)).unwrap_or_else(|| format!("{a}->{b}"));
             let rev_name = format!("{b}->{a}");
-            // Each name lowercased once: the key of its entry (a link of 100,000 flows' scenario
-            // was a dozen allocations for its names alone).
-            let (fwd_key, rev_key) = (fwd_name.to_lowercase(), rev_name.to_lowercase());
-            if fwd_key == rev_key {
+            if self.link_names.same_name(&fwd_name, &rev_name) {
                 return Err(self.src.error(
                     &at,
                     &format!("link[{label}].name"),
                     format!("{} is the name of this link's other direction", shown_quoted(&fwd_name)),
                 ));
             }
-            let first_id = self.links.len() as u32;
-            for (direction, (lname, key, own_name)) in
-                [(&fwd_name, fwd_key, name.is_some()), (&rev_name, rev_key, false)].into_iter().enumerate()
+            let mut hashes = [0u64; 2];
+            for (direction, (lname, own_name)) in
+                [(&fwd_name, name.is_some()), (&rev_name, false)].into_iter().enumerate()
             {
                 // Written out only for a message (200,000 times for nothing at 100,000 flows).
                 let field = || format!("link[{label}].{}", if own_name { "name" } else { "between" });
@@ -234,28 +244,25 @@ impl Builder<'_> {
                 if let Some(problem) = name_problem(lname) {
                     return Err(self.src.error(&at, &field(), format!("{} {problem}", what())));
                 }
-                match self.link_names.entry(key) {
-                    Entry::Vacant(entry) => {
-                        entry.insert(first_id + direction as u32);
+                hashes[direction] = self.link_names.hash(lname);
+                let links = &self.links;
+                // An earlier link's direction (this link's two differ, checked above).
+                if let Some(earlier) = self.link_names.find(hashes[direction], lname, |k| &links[k as usize].name) {
+                    let other = self.links[earlier as usize].name.as_str();
+                    if other == lname.as_str() {
+                        let two = if own_name { "links" } else { "link directions" };
+                        return Err(self.src.error(&at, &field(), format!("{} names two {two}", what())));
                     }
-                    Entry::Occupied(entry) => {
-                        // An earlier link's direction (this link's two differ, checked above).
-                        let other = self.links[*entry.get() as usize].name.as_str();
-                        if other == lname.as_str() {
-                            let two = if own_name { "links" } else { "link directions" };
-                            return Err(self.src.error(&at, &field(), format!("{} names two {two}", what())));
-                        }
-                        return Err(self.src.error(
-                            &at,
-                            &field(),
-                            format!(
-                                "{} and the link direction {} differ only in case (names become store \
-                                 columns, which ignore case)",
-                                what(),
-                                shown_quoted(other)
-                            ),
-                        ));
-                    }
+                    return Err(self.src.error(
+                        &at,
+                        &field(),
+                        format!(
+                            "{} and the link direction {} differ only in case (names become store \
+                             columns, which ignore case)",
+                            what(),
+                            shown_quoted(other)
+                        ),
+                    ));
                 }
             }
             for (direction, (from, to, lname, q, bytes)) in [
@@ -281,6 +288,9 @@ impl Builder<'_> {
                 });
                 self.link_at.push(at.clone());
                 self.out_links[from as usize].push(id);
+                // Listed once the direction is (the index reads the names from the links).
+                let links = &self.links;
+                self.link_names.insert(hashes[direction], id, |k| &links[k as usize].name);
             }
         }
         Ok(())

@@ -41,13 +41,12 @@
 //! This file holds the validated types ([`Scenario`] and its specs) and the `Builder` that
 //! reads the sections in order.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 
 pub mod budget;
 mod flows;
 mod links;
+mod name_index;
 mod names;
 mod overrides;
 mod queues;
@@ -60,6 +59,7 @@ pub use overrides::glob_match;
 
 use flows::read_flow_keys;
 use links::read_link_keys;
+use name_index::NameIndex;
 use overrides::apply_override;
 use routes::Routes;
 use simulation::{read_simulation, SimSettings};
@@ -254,68 +254,21 @@ impl Scenario {
     }
 }
 
-/// Hashing for the loader's tables of names and node pairs, which are only looked up, never
-/// walked (so no order can follow from it): std's SipHash, proof against keys chosen to collide
-/// (which a scenario file has no reason to be), took 8% of reading 100,000 flows. The
-/// multiply-rotate of rustc's FxHasher.
-#[derive(Clone, Copy, Default)]
-struct NameHasher(u64);
-
-impl NameHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl std::hash::Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        let mut tail = [0u8; 8];
-        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.add(u64::from_le_bytes(tail) ^ ((bytes.len() as u64) << 56));
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        // hashbrown takes the bucket from the low bits and a tag from the top seven: spread the
-        // high bits of the product (the well-mixed ones) down.
-        self.0.rotate_left(26)
-    }
-}
-
-type NameHash = std::hash::BuildHasherDefault<NameHasher>;
-
 struct Builder<'a> {
     src: &'a Source,
     nodes: Vec<String>,
-    node_ids: HashMap<String, u32, NameHash>,
+    /// The nodes by name (exact).
+    node_ids: NameIndex,
     links: Vec<LinkSpec>,
     /// Where each link direction was declared, for messages.
     link_at: Vec<Origin>,
     /// Outgoing link ids per node, in file order.
     out_links: Vec<Vec<u32>>,
-    /// The node pairs a link joins, either way (a second link between them is refused; a scan of
-    /// a hub's links for it made reading a star quadratic).
-    joined: std::collections::HashSet<(u32, u32), NameHash>,
     /// Names of the link directions and of the flows so far, keyed by their lowercase form, to
     /// their index (in `links`, in the flows read): duplicates are refused, and so are names that
     /// differ only in case, since names become `--set` keys and so store columns, which ignore case.
-    link_names: HashMap<String, u32, NameHash>,
-    flow_names: HashMap<String, u32, NameHash>,
+    link_names: NameIndex,
+    flow_names: NameIndex,
     /// Per link direction: a buffer limit given in bytes, where, and its field.
     byte_limits: Vec<Option<queues::ByteLimit>>,
     /// `simulation.max_packets`, which no window may exceed.
@@ -380,27 +333,43 @@ impl<'a> Builder<'a> {
         Builder {
             src,
             nodes: vec![],
-            node_ids: HashMap::default(),
+            node_ids: NameIndex::new(false),
             links: vec![],
             link_at: vec![],
             out_links: vec![],
-            joined: Default::default(),
-            link_names: HashMap::default(),
-            flow_names: HashMap::default(),
+            link_names: NameIndex::new(true),
+            flow_names: NameIndex::new(true),
             byte_limits: vec![],
             max_packets: u64::MAX,
         }
     }
 
+    /// The node named `name`, made if new.
     fn node(&mut self, name: &str) -> u32 {
-        if let Some(&id) = self.node_ids.get(name) {
+        let hash = self.node_ids.hash(name);
+        let nodes = &self.nodes;
+        if let Some(id) = self.node_ids.find(hash, name, |k| &nodes[k as usize]) {
             return id;
         }
         let id = self.nodes.len() as u32;
         self.nodes.push(name.to_string());
-        self.node_ids.insert(name.to_string(), id);
         self.out_links.push(vec![]);
+        let nodes = &self.nodes;
+        self.node_ids.insert(hash, id, |k| &nodes[k as usize]);
         id
+    }
+
+    /// The node named `name`, if a link touches it.
+    fn node_id(&self, name: &str) -> Option<u32> {
+        self.node_ids.find(self.node_ids.hash(name), name, |k| &self.nodes[k as usize])
+    }
+
+    /// Whether a link already joins nodes `a` and `b`: a look through the links of the one with
+    /// fewer (a star's hub, with 100,000 links, is never the one scanned for a new host).
+    fn linked(&self, a: u32, b: u32) -> bool {
+        let (from, other) =
+            if self.out_links[a as usize].len() <= self.out_links[b as usize].len() { (a, b) } else { (b, a) };
+        self.out_links[from as usize].iter().any(|&l| self.links[l as usize].to == other)
     }
 
     fn build(mut self, root: &Table) -> Result<Scenario> {
@@ -449,12 +418,13 @@ impl<'a> Builder<'a> {
         self.links.reserve_exact(directions);
         self.link_at.reserve_exact(directions);
         self.byte_limits.reserve_exact(directions);
-        self.link_names.reserve(directions);
-        self.joined.reserve(directions / 2);
+        let links = &self.links;
+        self.link_names.reserve(directions, |k| &links[k as usize].name);
         // A connected network of L links has at most L + 1 nodes.
         let nodes = directions / 2 + 1;
         self.nodes.reserve_exact(nodes);
-        self.node_ids.reserve(nodes);
+        let names = &self.nodes;
+        self.node_ids.reserve(nodes, |k| &names[k as usize]);
         self.out_links.reserve_exact(nodes);
         for (t, at) in link_entries {
             self.read_link(t, at)?;
@@ -464,8 +434,8 @@ impl<'a> Builder<'a> {
             return Err(self.src.error(&Origin::Default, "flow", "the scenario has no [[flow]]: nothing would happen"));
         }
         let n_flows = flow_entries.iter().map(|(t, _)| copies(t)).sum::<usize>();
-        let mut flows = Vec::with_capacity(n_flows);
-        self.flow_names.reserve(n_flows);
+        let mut flows: Vec<FlowSpec> = Vec::with_capacity(n_flows);
+        self.flow_names.reserve(n_flows, |_| unreachable!("no flow is listed yet"));
         let mut routes = Routes::default();
         for (t, at) in flow_entries {
             self.read_flow(t, at, duration.0, &mut routes, &mut flows)?;

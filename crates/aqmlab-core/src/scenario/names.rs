@@ -66,6 +66,16 @@ pub(super) fn substitute(text: &str, i: Option<u32>) -> String {
     out
 }
 
+/// [`substitute`], borrowing `text` when it has no `{i}` (an entry's fixed end, copied 100,000
+/// times for nothing).
+pub(super) fn substituted(text: &str, i: Option<u32>) -> std::borrow::Cow<'_, str> {
+    if i.is_some() && text.contains("{i}") {
+        substitute(text, i).into()
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +88,9 @@ mod tests {
                 assert_eq!(substitute(text, Some(i)), text.replace("{i}", &i.to_string()), "{text:?} {i}");
             }
             assert_eq!(substitute(text, None), text);
+            for i in [None, Some(7)] {
+                assert_eq!(substituted(text, i), substitute(text, i), "{text:?} {i:?}");
+            }
         }
     }
 }
