@@ -1,7 +1,7 @@
 //! The `[[link]]` section: nodes, duplex links and their directions' rates, delays, loss and
 //! processing time (the queue tables are read in `queues.rs`).
 
-use super::names::{name_problem, shown, shown_quoted, substitute, substituted};
+use super::names::{direction_name, name_problem, shown, shown_quoted, substitute, substituted};
 use super::overrides::between_of;
 use super::{expansion, Builder, LinkSpec};
 use crate::conf::{Duration, Fields, FromNode, Node, Origin, Prob, Rate, Result, Table, Val};
@@ -219,8 +219,8 @@ impl Builder<'_> {
                     ),
                 ));
             }
-            let fwd_name = name.as_ref().map(|n| substitute(n, i)).unwrap_or_else(|| format!("{a}->{b}"));
-            let rev_name = format!("{b}->{a}");
+            let fwd_name = name.as_ref().map(|n| substitute(n, i)).unwrap_or_else(|| direction_name(&a, &b));
+            let rev_name = direction_name(&b, &a);
             if self.link_names.same_name(&fwd_name, &rev_name) {
                 return Err(self.src.error(
                     &at,

@@ -1,7 +1,5 @@
 //! Names of links and flows: how messages show them, which are refused, `{i}` expansion.
 
-use std::fmt::Write as _;
-
 /// Longest name a message shows whole; a longer one is cut (a 200 KB name made a 200 KB line).
 const SHOWN_NAME_CHARS: usize = 60;
 /// Longest name allowed.
@@ -47,15 +45,17 @@ pub(super) fn name_problem(name: &str) -> Option<&'static str> {
 
 /// `text` with every `{i}` replaced by `i` (the copy an entry with `count` expands to).
 /// Written out: `str::replace` sets up a substring search and formats `i` into a string of its
-/// own each time, a million times in reading 100,000 flows.
+/// own each time, a million times in reading 100,000 flows (and `write!` goes through the
+/// formatting machinery: a seventh of reading them).
 pub(super) fn substitute(text: &str, i: Option<u32>) -> String {
     let Some(i) = i else { return text.to_string() };
     let mut out = String::with_capacity(text.len() + 8);
+    let mut digits = itoa::Buffer::new();
     let mut rest = text;
     while let Some(at) = rest.find('{') {
         out.push_str(&rest[..at]);
         if rest[at..].starts_with("{i}") {
-            write!(out, "{i}").expect("a String takes any write");
+            out.push_str(digits.format(i));
             rest = &rest[at + 3..];
         } else {
             out.push('{');
@@ -74,6 +74,15 @@ pub(super) fn substituted(text: &str, i: Option<u32>) -> std::borrow::Cow<'_, st
     } else {
         std::borrow::Cow::Borrowed(text)
     }
+}
+
+/// The name of the direction from node `from` to node `to`: `from->to`.
+pub(super) fn direction_name(from: &str, to: &str) -> String {
+    let mut name = String::with_capacity(from.len() + 2 + to.len());
+    name.push_str(from);
+    name.push_str("->");
+    name.push_str(to);
+    name
 }
 
 #[cfg(test)]
