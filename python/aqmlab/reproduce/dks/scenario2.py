@@ -192,11 +192,24 @@ _JK_FQ_GO_BACK = (
     "fast retransmit only, as 4.3BSD-Tahoe did, leaves 16 (diagnostic runs of JK/FQ, 5 seeds each, not adopted): "
     "no recovery rule gives both the paper's drops and its few duplicates"
 )
+_G_FCFS_CELLS = (
+    "G/FCFS's columns are hard to place in the scan; its numbers are compared as printed, with the segregation "
+    "finding. The printed retransmission and drop cells cannot all belong to the three winners of the throughput "
+    "row: a generic source's duplicates delivered are its retransmissions less its drops (each packet sent is "
+    "delivered or dropped), and a winner's are its throughput less 2500 packet-seconds over its RTT (Little's law, "
+    "a window of 5 always outstanding): 1154 - 2500/2.18 = 7, 1159 - 2500/2.16 = 2, 1149 - 2500/2.18 = 2; the "
+    "printed pairs give 43 - 26 = 17, 10 - 5 = 5, 2 - 11 = -9 and 17 - 15 = 2, so at most two winners have theirs "
+    "among them (and -9, nine drops never resent, fits no winner, whose timeout is 4.3 s). The run's winners and "
+    "losers are chance in aqmlab too (segregation), so the rows of sources with a printed throughput go by "
+    "throughput rank"
+)
 S2_WHY: dict[tuple[str, str], str] = {
     (
         "G/FCFS",
         "*",
     ): "G/FCFS's columns are hard to place in the scan; its numbers are compared as printed, with the segregation finding",
+    ("G/FCFS", "retx"): _G_FCFS_CELLS,
+    ("G/FCFS", "drops"): _G_FCFS_CELLS,
     ("G/FCFS", "rtt"): (
         "G/FCFS's RTTs are placed by the table's own arithmetic (docs/reproductions.md, *DKS's generic flow control*, "
         "point 7): the three winners' 2.16-2.18 s are 2500 packet-seconds over their new packets (Little's law with a "
