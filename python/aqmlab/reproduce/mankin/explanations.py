@@ -60,7 +60,11 @@ DELAY_WHY_GW4 = (
     "allows at 1920 B/s (30 x 0.289 s = 8.7 s): GW4 served slower than its line on the testbed "
     "(the paper's 'extra high loads at the final bottleneck': a MicroVAX II with two saturated SLIP "
     "lines and the LAN, moving SLIP characters by interrupt); our gateways' processing (under 2 ms a packet) "
-    "leaves every line the bottleneck of its queue, so GW4 waits like GW1 and GW3"
+    "leaves every line the bottleneck of its queue, so GW4 waits like GW1 and GW3. A diagnostic run (not adopted: "
+    "the rate would come from these very rows) with GW4's line 17% slower, 1641 B/s, the ratio of the paper's "
+    "GW4 means to its GW1 and GW3 means, gives GW4 means of 8.81, 9.08, 8.58 and 9.13 s (the paper's 8.55, 9.48, "
+    "8.57, 8.80) and Exp. III 26 / 9 / 6 / 6 against 23 / 9 / 10 / 5 (match / consistent / same-trend / differs), "
+    "LR's GW1 waits moving off the paper's"
 )
 DELAY_SD_WHY = (
     "the spread of the waiting time is how far the queue drains between overflows, which the phase effects set, "
