@@ -4,7 +4,7 @@
 use super::names::{name_problem, shown, shown_quoted, substitute, substituted};
 use super::overrides::glob_match;
 use super::routes::Routes;
-use super::{expansion, list_of_strings, Builder, FlowSpec, PairSpec};
+use super::{expansion, list_of_strings, Builder, EntryEnd, FlowSpec, PairSpec};
 use crate::agent::Schedule;
 use crate::app::{self, FlowParams};
 use crate::conf::{Duration, Fields, Origin, Result, Table, Val};
@@ -144,9 +144,8 @@ impl Builder<'_> {
         f.finish()?;
         let params = std::sync::Arc::new(params);
         flows.reserve(indices.len());
-        self.flow_names.reserve(indices.len(), |k| &flows[k as usize].name);
-        // An endpoint without {i} is the same node in every copy: looked up once.
-        let (mut fixed_src, mut fixed_dst) = (None, None);
+        self.flow_names.reserve(indices.len(), flows);
+        let (mut src_end, mut dst_end) = (EntryEnd::of(&src[0]), EntryEnd::of(&dst[0]));
         for i in indices {
             let fname = substitute(&name, i);
             let field = |k: &str| format!("flow[{}].{k}", shown(&fname));
@@ -162,7 +161,7 @@ impl Builder<'_> {
             }
             // Listed once the flow is (the index reads the names from the flows).
             let name_hash = self.flow_names.hash(&fname);
-            if let Some(earlier) = self.flow_names.find(name_hash, &fname, |k| &flows[k as usize].name) {
+            if let Some(earlier) = self.flow_names.find(name_hash, &fname, flows) {
                 let other = flows[earlier as usize].name.as_str();
                 let message = if other == fname {
                     format!("{} names two flows", shown_quoted(&fname))
@@ -198,21 +197,14 @@ impl Builder<'_> {
                     pairs,
                     endpoints: Some((label(&srcs), label(&dsts))),
                 });
-                self.flow_names.insert(name_hash, flows.len() as u32 - 1, |k| &flows[k as usize].name);
+                self.flow_names.insert(name_hash, flows.len() as u32 - 1, flows);
                 continue;
             }
             let (s, d) = (substituted(&src[0], i), substituted(&dst[0], i));
-            let known = |template: &str, n: &str, fixed: &mut Option<u32>| {
-                let id = fixed.or_else(|| self.node_id(n));
-                if !template.contains("{i}") {
-                    *fixed = id;
-                }
-                id
-            };
-            let sid = known(&src[0], &s, &mut fixed_src).ok_or_else(|| {
+            let sid = src_end.node(|| self.node_id(&s)).ok_or_else(|| {
                 self.src.error(&src_at, &field("src"), format!("no link touches node {}", shown_quoted(&s)))
             })?;
-            let did = known(&dst[0], &d, &mut fixed_dst).ok_or_else(|| {
+            let did = dst_end.node(|| self.node_id(&d)).ok_or_else(|| {
                 self.src.error(&dst_at, &field("dst"), format!("no link touches node {}", shown_quoted(&d)))
             })?;
             if sid == did {
@@ -244,7 +236,7 @@ impl Builder<'_> {
                 pairs: vec![],
                 endpoints: None,
             });
-            self.flow_names.insert(name_hash, flows.len() as u32 - 1, |k| &flows[k as usize].name);
+            self.flow_names.insert(name_hash, flows.len() as u32 - 1, flows);
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 
 use super::names::{direction_name, name_problem, shown, shown_quoted, substitute, substituted};
 use super::overrides::between_of;
-use super::{expansion, Builder, LinkSpec};
+use super::{expansion, Builder, EntryEnd, LinkSpec};
 use crate::conf::{Duration, Fields, FromNode, Node, Origin, Prob, Rate, Result, Table, Val};
 use crate::link::{Capacity, Shape};
 /// The keys of a `[[link]]` entry.
@@ -178,16 +178,13 @@ impl Builder<'_> {
         self.links.reserve(2 * n);
         self.link_at.reserve(2 * n);
         self.byte_limits.reserve(2 * n);
-        let links = &self.links;
-        self.link_names.reserve(2 * n, |k| &links[k as usize].name);
+        self.link_names.reserve(2 * n, &self.links);
         self.nodes.reserve(2 * n);
-        let nodes = &self.nodes;
-        self.node_ids.reserve(2 * n, |k| &nodes[k as usize]);
+        self.node_ids.reserve(2 * n, &self.nodes);
         self.out_links.reserve(2 * n);
-        // An end without {i} is the same node in every copy: found (or made) at the first copy
-        // only, so the nodes keep their numbering by first appearance.
-        let varies = [between.0.contains("{i}"), between.1.contains("{i}")];
-        let mut fixed: [Option<u32>; 2] = [None, None];
+        // Made at the copy that first names them, so the nodes keep their numbering by first
+        // appearance.
+        let mut ends = [EntryEnd::of(&between.0), EntryEnd::of(&between.1)];
         for i in indices {
             let (a, b) = (substituted(&between.0, i), substituted(&between.1, i));
             if a == b {
@@ -197,17 +194,8 @@ impl Builder<'_> {
                     format!("links {} to itself", shown_quoted(&a)),
                 ));
             }
-            let mut node = |k: usize, name: &str| match fixed[k] {
-                Some(id) => id,
-                None => {
-                    let id = self.node(name);
-                    if !varies[k] {
-                        fixed[k] = Some(id);
-                    }
-                    id
-                }
-            };
-            let (ia, ib) = (node(0, &a), node(1, &b));
+            let ia = ends[0].node(|| Some(self.node(&a))).expect("a link's node is made if new");
+            let ib = ends[1].node(|| Some(self.node(&b))).expect("a link's node is made if new");
             if self.linked(ia, ib) {
                 return Err(self.src.error(
                     &at,
@@ -245,9 +233,8 @@ impl Builder<'_> {
                     return Err(self.src.error(&at, &field(), format!("{} {problem}", what())));
                 }
                 hashes[direction] = self.link_names.hash(lname);
-                let links = &self.links;
                 // An earlier link's direction (this link's two differ, checked above).
-                if let Some(earlier) = self.link_names.find(hashes[direction], lname, |k| &links[k as usize].name) {
+                if let Some(earlier) = self.link_names.find(hashes[direction], lname, &self.links) {
                     let other = self.links[earlier as usize].name.as_str();
                     if other == lname.as_str() {
                         let two = if own_name { "links" } else { "link directions" };
@@ -289,8 +276,7 @@ impl Builder<'_> {
                 self.link_at.push(at.clone());
                 self.out_links[from as usize].push(id);
                 // Listed once the direction is (the index reads the names from the links).
-                let links = &self.links;
-                self.link_names.insert(hashes[direction], id, |k| &links[k as usize].name);
+                self.link_names.insert(hashes[direction], id, &self.links);
             }
         }
         Ok(())

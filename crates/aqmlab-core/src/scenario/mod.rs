@@ -95,6 +95,18 @@ pub struct LinkSpec {
     pub capacity: Option<Capacity>,
 }
 
+impl name_index::Named for LinkSpec {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl name_index::Named for FlowSpec {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 fn is_zero(x: &u64) -> bool {
     *x == 0
 }
@@ -328,6 +340,32 @@ fn list_of_strings(f: &mut Fields, key: &str, doc: &str) -> Result<Vec<String>> 
     }
 }
 
+/// An end of an entry (a link's node, a flow's endpoint) as the entry's copies meet it: written
+/// without `{i}` it is the same node in every copy (the hub of a star, the sink), looked up at
+/// the first copy only.
+struct EntryEnd {
+    fixed: bool,
+    node: Option<u32>,
+}
+
+impl EntryEnd {
+    fn of(written: &str) -> Self {
+        EntryEnd { fixed: !written.contains("{i}"), node: None }
+    }
+
+    /// This copy's node: the fixed end's, once found, else what `look_up` finds.
+    fn node(&mut self, look_up: impl FnOnce() -> Option<u32>) -> Option<u32> {
+        if self.node.is_some() {
+            return self.node;
+        }
+        let node = look_up();
+        if self.fixed {
+            self.node = node;
+        }
+        node
+    }
+}
+
 impl<'a> Builder<'a> {
     fn new(src: &'a Source) -> Self {
         Builder {
@@ -347,21 +385,19 @@ impl<'a> Builder<'a> {
     /// The node named `name`, made if new.
     fn node(&mut self, name: &str) -> u32 {
         let hash = self.node_ids.hash(name);
-        let nodes = &self.nodes;
-        if let Some(id) = self.node_ids.find(hash, name, |k| &nodes[k as usize]) {
+        if let Some(id) = self.node_ids.find(hash, name, &self.nodes) {
             return id;
         }
         let id = self.nodes.len() as u32;
         self.nodes.push(name.to_string());
         self.out_links.push(vec![]);
-        let nodes = &self.nodes;
-        self.node_ids.insert(hash, id, |k| &nodes[k as usize]);
+        self.node_ids.insert(hash, id, &self.nodes);
         id
     }
 
     /// The node named `name`, if a link touches it.
     fn node_id(&self, name: &str) -> Option<u32> {
-        self.node_ids.find(self.node_ids.hash(name), name, |k| &self.nodes[k as usize])
+        self.node_ids.find(self.node_ids.hash(name), name, &self.nodes)
     }
 
     /// Whether a link already joins nodes `a` and `b`: a look through the links of the one with
@@ -418,13 +454,11 @@ impl<'a> Builder<'a> {
         self.links.reserve_exact(directions);
         self.link_at.reserve_exact(directions);
         self.byte_limits.reserve_exact(directions);
-        let links = &self.links;
-        self.link_names.reserve(directions, |k| &links[k as usize].name);
+        self.link_names.reserve(directions, &self.links);
         // A connected network of L links has at most L + 1 nodes.
         let nodes = directions / 2 + 1;
         self.nodes.reserve_exact(nodes);
-        let names = &self.nodes;
-        self.node_ids.reserve(nodes, |k| &names[k as usize]);
+        self.node_ids.reserve(nodes, &self.nodes);
         self.out_links.reserve_exact(nodes);
         for (t, at) in link_entries {
             self.read_link(t, at)?;
@@ -435,7 +469,7 @@ impl<'a> Builder<'a> {
         }
         let n_flows = flow_entries.iter().map(|(t, _)| copies(t)).sum::<usize>();
         let mut flows: Vec<FlowSpec> = Vec::with_capacity(n_flows);
-        self.flow_names.reserve(n_flows, |_| unreachable!("no flow is listed yet"));
+        self.flow_names.reserve(n_flows, &flows);
         let mut routes = Routes::default();
         for (t, at) in flow_entries {
             self.read_flow(t, at, duration.0, &mut routes, &mut flows)?;

@@ -11,7 +11,18 @@ use std::hash::Hasher;
 
 use hashbrown::HashTable;
 
-/// Names to their position in a list kept elsewhere, which the caller reads for it (`name_of`).
+/// An entry of a list the index points into: it has a name.
+pub(super) trait Named {
+    fn name(&self) -> &str;
+}
+
+impl Named for String {
+    fn name(&self) -> &str {
+        self
+    }
+}
+
+/// Names to their position in a list kept elsewhere (`listed`, which the caller passes in).
 pub(super) struct NameIndex {
     table: HashTable<u32>,
     /// Whether two names that differ only in case are the same name (link directions and flows:
@@ -29,18 +40,18 @@ impl NameIndex {
         hash_of(&compared(name, self.ignore_case))
     }
 
-    /// Where the name whose hash is `hash` is, if it is listed: the same name, or with case
-    /// ignored one that differs only in case.
-    pub(super) fn find<'l>(&self, hash: u64, name: &str, name_of: impl Fn(u32) -> &'l str) -> Option<u32> {
+    /// Where the name whose hash is `hash` is in `listed`, if it is listed: the same name, or
+    /// with case ignored one that differs only in case.
+    pub(super) fn find(&self, hash: u64, name: &str, listed: &[impl Named]) -> Option<u32> {
         let key = compared(name, self.ignore_case);
-        self.table.find(hash, |&at| compared(name_of(at), self.ignore_case) == key).copied()
+        self.table.find(hash, |&at| compared(listed[at as usize].name(), self.ignore_case) == key).copied()
     }
 
-    /// List the name at `at` (its hash `hash`), which [`Self::find`] did not find; `name_of`
-    /// gives the names of the positions already listed (a rehash reads them).
-    pub(super) fn insert<'l>(&mut self, hash: u64, at: u32, name_of: impl Fn(u32) -> &'l str) {
+    /// List `listed[at]`, whose name has the hash `hash` and which [`Self::find`] did not find
+    /// (a rehash reads the names listed before it).
+    pub(super) fn insert(&mut self, hash: u64, at: u32, listed: &[impl Named]) {
         let ignore_case = self.ignore_case;
-        self.table.insert_unique(hash, at, |&listed| hash_of(&compared(name_of(listed), ignore_case)));
+        self.table.insert_unique(hash, at, |&k| hash_of(&compared(listed[k as usize].name(), ignore_case)));
     }
 
     /// Whether `a` and `b` are the same name here.
@@ -48,10 +59,10 @@ impl NameIndex {
         compared(a, self.ignore_case) == compared(b, self.ignore_case)
     }
 
-    /// Room for `additional` more names, so that listing them rehashes nothing.
-    pub(super) fn reserve<'l>(&mut self, additional: usize, name_of: impl Fn(u32) -> &'l str) {
+    /// Room for `additional` more entries of `listed`, so that listing them rehashes nothing.
+    pub(super) fn reserve(&mut self, additional: usize, listed: &[impl Named]) {
         let ignore_case = self.ignore_case;
-        self.table.reserve(additional, |&listed| hash_of(&compared(name_of(listed), ignore_case)));
+        self.table.reserve(additional, |&k| hash_of(&compared(listed[k as usize].name(), ignore_case)));
     }
 }
 
@@ -105,40 +116,39 @@ impl Hasher for NameHasher {
 mod tests {
     use super::*;
 
-    fn listed(index: &mut NameIndex, names: &[&str]) {
+    fn listed(index: &mut NameIndex, names: &[String]) {
         for (at, name) in names.iter().enumerate() {
             let h = index.hash(name);
-            assert_eq!(index.find(h, name, |k| names[k as usize]), None, "{name} listed once");
-            index.insert(h, at as u32, |k| names[k as usize]);
+            assert_eq!(index.find(h, name, &names[..at]), None, "{name} listed once");
+            index.insert(h, at as u32, &names[..=at]);
         }
     }
 
     #[test]
     fn finds_each_name_at_its_position() {
         let names: Vec<String> = (0..10_000).map(|i| format!("s{i}->r1")).collect();
-        let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let mut index = NameIndex::new(true);
         listed(&mut index, &names); // grown from empty: the rehashes read the listed names
         for (at, name) in names.iter().enumerate() {
-            assert_eq!(index.find(index.hash(name), name, |k| names[k as usize]), Some(at as u32));
+            assert_eq!(index.find(index.hash(name), name, &names), Some(at as u32));
         }
-        assert_eq!(index.find(index.hash("s10000->r1"), "s10000->r1", |k| names[k as usize]), None);
+        assert_eq!(index.find(index.hash("s10000->r1"), "s10000->r1", &names), None);
     }
 
     /// With case ignored, names equal in lowercase are one name, by the standard library's
     /// lowercase (the Kelvin sign is a capital k; a final capital sigma a final small one).
     #[test]
     fn case_is_ignored_as_lowercase_defines_it() {
-        let names = ["Bottleneck", "\u{212a}elvin", "ΟΔΟΣ", "r1->r2"];
+        let names = ["Bottleneck", "\u{212a}elvin", "ΟΔΟΣ", "r1->r2"].map(String::from);
         let mut index = NameIndex::new(true);
         listed(&mut index, &names);
         for (other, at) in [("bottleneck", 0), ("BOTTLENECK", 0), ("kelvin", 1), ("οδος", 2), ("R1->R2", 3)] {
             assert_eq!(other.to_lowercase(), names[at].to_lowercase(), "the test's premise");
-            assert_eq!(index.find(index.hash(other), other, |k| names[k as usize]), Some(at as u32), "{other}");
+            assert_eq!(index.find(index.hash(other), other, &names), Some(at as u32), "{other}");
         }
         let mut exact = NameIndex::new(false);
         listed(&mut exact, &names);
-        assert_eq!(exact.find(exact.hash("bottleneck"), "bottleneck", |k| names[k as usize]), None);
-        assert_eq!(exact.find(exact.hash("Bottleneck"), "Bottleneck", |k| names[k as usize]), Some(0));
+        assert_eq!(exact.find(exact.hash("bottleneck"), "bottleneck", &names), None);
+        assert_eq!(exact.find(exact.hash("Bottleneck"), "Bottleneck", &names), Some(0));
     }
 }
