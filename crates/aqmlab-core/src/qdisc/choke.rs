@@ -308,8 +308,6 @@ impl Choke {
         self.core.avg()
     }
 
-    /// Compare the arrival of `flow` as the variant says; matching queued packets go to
-    /// `cx.victims`. True when the arrival must be dropped.
     /// Whether an arrival in RED's `zone` is compared with the queue (see [`ForcedCompare`]).
     fn compares(&self, zone: RedZone) -> bool {
         match zone {
@@ -323,6 +321,8 @@ impl Choke {
         }
     }
 
+    /// Compare the arrival of `flow` as the variant says; matching queued packets go to
+    /// `cx.victims`. True when the arrival must be dropped.
     fn compare(&mut self, flow: u32, cx: &mut QdiscCtx) -> bool {
         match self.p.variant {
             Variant::Random => {

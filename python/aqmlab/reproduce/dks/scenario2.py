@@ -192,9 +192,12 @@ _JK_FQ_GO_BACK = (
     "fast retransmit only, as 4.3BSD-Tahoe did, leaves 16 (diagnostic runs of JK/FQ, 5 seeds each, not adopted): "
     "no recovery rule gives both the paper's drops and its few duplicates"
 )
+_G_FCFS_PRINTED = (
+    "G/FCFS's columns are hard to place in the scan; its numbers are compared as printed, with the segregation finding"
+)
 _G_FCFS_CELLS = (
-    "G/FCFS's columns are hard to place in the scan; its numbers are compared as printed, with the segregation "
-    "finding. The printed retransmission and drop cells cannot all belong to the three winners of the throughput "
+    _G_FCFS_PRINTED
+    + ". The printed retransmission and drop cells cannot all belong to the three winners of the throughput "
     "row: a generic source's duplicates delivered are its retransmissions less its drops (each packet sent is "
     "delivered or dropped), and a winner's are its throughput less 2500 packet-seconds over its RTT (Little's law, "
     "a window of 5 always outstanding): 1154 - 2500/2.18 = 7, 1159 - 2500/2.16 = 2, 1149 - 2500/2.18 = 2; the "
@@ -204,10 +207,7 @@ _G_FCFS_CELLS = (
     "throughput rank"
 )
 S2_WHY: dict[tuple[str, str], str] = {
-    (
-        "G/FCFS",
-        "*",
-    ): "G/FCFS's columns are hard to place in the scan; its numbers are compared as printed, with the segregation finding",
+    ("G/FCFS", "*"): _G_FCFS_PRINTED,
     ("G/FCFS", "retx"): _G_FCFS_CELLS,
     ("G/FCFS", "drops"): _G_FCFS_CELLS,
     ("G/FCFS", "rtt"): (
