@@ -1,20 +1,42 @@
 //! The DECbit gateway: K. K. Ramakrishnan and R. Jain, "A Binary Feedback Scheme for
-//! Congestion Avoidance in Computer Networks with a Connectionless Network Layer" (DEC
-//! TR-508, 1987; SIGCOMM 1988), as used by Demers, Keshav and Shenker 1989 (DEC/DEC runs);
-//! the selective variant after Ramakrishnan, Chiu and Jain, DEC TR-510 (1987).
+//! Congestion Avoidance in Computer Networks" (ACM TOCS 8(2), 1990; DEC TR-508, 1987; SIGCOMM
+//! 1988), as used by Demers, Keshav and Shenker 1989 (DEC/DEC runs); the selective variant after
+//! Ramakrishnan, Chiu and Jain, DEC TR-510 (1987), approximated (below).
 //!
 //! The gateway is first come first served. It averages the number of packets in the system
 //! (waiting plus the one being transmitted) as a time integral over a window that starts at
 //! the beginning of the previous regeneration cycle (a busy period and the idle period after
 //! it; a cycle begins when a packet arrives to an empty system) and ends now, so it covers
 //! the last complete cycle and the current one. A packet arriving while that average is at
-//! least 1 gets the congestion-indication bit. (The sources, not here, shrink their window to
-//! 0.875 of itself when at least half the bits of a window come back set, else add one.)
+//! least 1 gets the congestion-indication bit. This is TOCS 1990's router policy: the bit is set
+//! "when the average queue length at the router at the time the packet arrives is greater than
+//! or equal to one", the average over "the last (busy + idle) cycle time plus the busy period of
+//! the current cycle" (Sec. 2), the packet in service included (Sec. 4.1). (The sources, not
+//! here, shrink their window to 0.875 of itself when at least half the bits of a window come
+//! back set, else add one: `tcp::cc::decbit`.)
 //!
 //! Selective DECbit (`selective = true`) sets the bit only on conversations that use at least
-//! their fair share. TR-510's exact rules could not be found (a search of public
-//! texts found the report's abstract and titles that cite it, not its rules); this is an
-//! approximation, and the DEC/DEC rows of the Demers, Keshav and Shenker reproductions rest on it:
+//! their fair share. What the sources say of it:
+//! - Demers, Keshav and Shenker 1989 (Sec. 3): the selective proposal "has the gateway measure
+//!   the flows of the various conversations and only send congestion signals to those users who
+//!   are using more than their fair share of bandwidth"; their fair share is max-min, a
+//!   criterion they credit partly to TR-510 ("The maxmin fairness criterion [Hah86, Gaf84,
+//!   DEC87d]").
+//! - TR-510's own rules could not be found (searched November 2026). RFC 1254 (Mankin and
+//!   Ramakrishnan, 1991) describes the scheme in section 3.3.1, "Selective Feedback Congestion
+//!   Indication", and the end system's answer in 4.4, as did the 1989 IETF draft it grew from
+//!   ("Gateway Congestion Control Policies", whose contents list both); but every stored copy
+//!   reachable here gives only the opening of the text (header, abstract, the start of the
+//!   introduction), and no file the code index holds has the RFC's text. The TOCS paper,
+//!   found whole, gives the router and user policies above and nothing of selective feedback.
+//!   Jain, Ramakrishnan and Chiu's summary report (DEC-TR-506, arXiv cs/9809094) and Keshav's
+//!   thesis (whose chapter 2 extends the DKS paper): abstracts only.
+//!
+//! So the sources leave open how a conversation's throughput is measured, over what interval,
+//! what capacity is shared, whether a tolerance applies and how the bit relates to the queue
+//! average. aqmlab's approximation, and the DEC/DEC rows of the Demers, Keshav and Shenker
+//! reproductions rest on it (docs/reproductions.md, *The selective DECbit gateway*, lists the
+//! rows whose verdict turns on it):
 //! - each conversation's throughput is the bytes of its packets that started transmission
 //!   within the same window as the queue average (previous cycle + current cycle);
 //! - its fair share is the max-min share (water filling) of `capacity_factor` x line rate x
@@ -22,11 +44,11 @@
 //!   throughputs standing for their demands: conversations below the equal share are
 //!   satisfied and leave, the rest split what remains;
 //! - an arrival gets the bit when the average is >= `threshold` AND its conversation's
-//!   throughput is >= that share. A conversation that sent nothing in the window is never
-//!   above its share.
-//! - `capacity_factor` (default 0.9) is our assumption: TR-510 computes fair shares of an
-//!   efficient capacity below the line rate; with 1.0 a saturated line leaves only the largest
-//!   user at or above the share.
+//!   throughput is >= that share (DKS: "more than"; with measured throughputs the two differ
+//!   only on exact ties). A conversation that sent nothing in the window is never above its
+//!   share.
+//! - `capacity_factor` (default 0.9) is our assumption, from no source: a share of the whole
+//!   line would leave only the largest user of a saturated line at or above it.
 //!
 //! Deviations and choices:
 //! - `threshold` defaults to 1 (the paper's "average queue length >= 1").
@@ -50,7 +72,7 @@ use crate::units::SimTime;
 pub const INFO: DisciplineInfo = DisciplineInfo {
     name: "decbit",
     aliases: &["dec"],
-    summary: "DECbit gateway (Ramakrishnan & Jain): set the congestion bit while the regeneration-cycle average queue is >= 1; optionally selective (TR-510, approximated).",
+    summary: "DECbit gateway (Ramakrishnan & Jain): set the congestion bit while the regeneration-cycle average queue is >= 1; optionally selective (TR-510, approximated: its rules not found).",
     read: |f| Params::read(f).map(QdiscParams::DecBit),
 };
 
@@ -62,7 +84,8 @@ pub struct Params {
     pub selective: bool,
     /// Conversation key for the selective variant.
     pub user: User,
-    /// Fraction of the line rate shared out as fair shares (selective variant).
+    /// Fraction of the line rate shared out as fair shares (selective variant; an assumption,
+    /// no source gives it).
     pub capacity_factor: f64,
 }
 

@@ -13,7 +13,7 @@ from aqmlab.reproduce.dks.scenario1 import Scenario1
 from aqmlab.reproduce.dks.scenario2 import Scenario2, Scenario2Jitter, Scenario2JkTimers, Scenario2PerPacketSamples
 from aqmlab.reproduce.dks.scenario3 import Scenario3
 from aqmlab.reproduce.dks.scenario4 import Scenario4
-from aqmlab.reproduce.dks.scenario5 import Scenario5, Scenario5JkTimers
+from aqmlab.reproduce.dks.scenario5 import Scenario5, Scenario5JkTimers, Scenario5TruncatedWindow
 from aqmlab.reproduce.dks.scenario6 import Scenario6
 
 EXPERIMENTS = [
@@ -26,6 +26,7 @@ EXPERIMENTS = [
     Scenario4(),
     Scenario5(),
     Scenario5JkTimers(),
+    Scenario5TruncatedWindow(),
     Scenario6(),
     Fig1(),
 ]

@@ -53,12 +53,16 @@ no propagation delay, starts spread over the first second. The policy pairs (Tab
 **G** is the paper's generic flow control (fixed window, timeout 2 x smoothed RTT, no
 back-off); **JK** is aqmlab's Tahoe (slow start, congestion avoidance, Jacobson's RTO with
 Karn's rule and back-off, fast retransmit, no fast recovery) capped at 5; **DEC** is the DECbit
-source (window +1 or x0.875 per two windows of ACKs); **FCFS** is drop-tail; **FQ** is Fair
-Queueing with push-out from the longest conversation; **DEC** as a gateway is selective DECbit
-(DEC TR-510, Ramakrishnan, Chiu and Jain 1987, approximated: its exact rules could not be found,
-in the report or in any public text that cites it; aqmlab sets the bit only for conversations at
-or above their max-min share of 90% of the line, while the cycle-averaged queue is at least 1, and
-every DEC/DEC row of every scenario rests on that approximation); **FQbit** is FQ that sets the bit when a
+source (window +1 or x0.875 per two windows of ACKs, kept as a real number and used rounded to
+the nearest packet, as Ramakrishnan and Jain's TOCS 1990 paper states); **FCFS** is drop-tail;
+**FQ** is Fair Queueing with push-out from the longest conversation; **DEC** as a gateway is
+selective DECbit (DEC TR-510, Ramakrishnan, Chiu and Jain 1987, approximated: its exact rules
+could not be found, in the report, in RFC 1254's section on it as far as it can be read here, or in
+any public text that cites it; DKS say only that the gateway measures the conversations' flows
+and signals those "using more than their fair share"; aqmlab sets the bit only for conversations
+at or above their max-min share of 90% of the line, while the cycle-averaged queue is at least 1,
+and every DEC/DEC row of every scenario rests on that approximation: docs/reproductions.md, *The
+selective DECbit gateway*, lists the rows whose verdict turns on it); **FQbit** is FQ that sets the bit when a
 conversation's queue exceeds alpha = 1/2 of its share of the buffer (alpha is garbled in the
 paper). The Telnets use the same flow control as the FTPs. Only the gateway lines change queue;
 host links stay FCFS (nothing waits at 10 Mbps).

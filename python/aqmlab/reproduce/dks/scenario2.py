@@ -166,7 +166,7 @@ _LOCKOUT = (
 )
 _ALPHA = (
     "FQbit's alpha is garbled in the paper ('completely ad hoc'); we keep 1/2. It sets the DECbit sources' "
-    "window: with alpha = 1/2 the FTPs here settle at larger windows than the paper's (scenario 2: RTT 1.56 s against "
+    "window: with alpha = 1/2 the FTPs here settle at larger windows than the paper's (scenario 2: RTT 1.59 s against "
     "0.86 s = 6 packets / 7 per s, i.e. one packet each). The paper's scenario 5 (RTT 1.43 s: windows at 5, no bit ever "
     "set) needs alpha >= 2/3 with a buffer of 15 and two conversations per line, its scenario 2 alpha < 0.4 with six: no "
     "single alpha gives both, so we did not fit it"

@@ -8,7 +8,15 @@
 //! packets sent with the old window to be acknowledged, then looks at the bits on the ACKs of
 //! the next window's worth of packets. If fewer than half carried the bit, the window grows by
 //! one packet; otherwise it shrinks to 0.875 times. So a decision takes about two round trips.
-//! The window stays within [1, max_window] and is used in whole packets.
+//! The window stays within [1, max_window]. It is kept as a real number and used rounded to the
+//! nearest whole packet, as TOCS 1990 (Sec. 5.4) states it: "we maintain the window sizes as
+//! real values at the individual sources. The actual window size, which is the number of
+//! packets that may be outstanding in the network, is obtained by rounding the real value of
+//! the window size to the nearest integer value" (so 1.75, one decrease from 2, is still 2);
+//! `cwnd()` is that window in use, and a decision looks at the bits of that many packets
+//! ("Only the bits corresponding to the last W_c packets ... are examined"). Halves round up.
+//! `window = "truncated"` uses the whole part instead (aqmlab's rule before it followed the
+//! paper; kept to show its effect side by side).
 //!
 //! Deviations: the timeout machinery is the FQ paper's generic one (DECbit sources there are
 //! "descendants of the generic algorithm"); on a retransmission timeout, which the scheme is
@@ -20,7 +28,7 @@ use serde::Serialize;
 
 use crate::tcp::{EcnUse, Feedback};
 use super::{AckInfo, CcInfo, CcParams, CongestionControl, Reaction, TimeoutInfo};
-use crate::conf::{Fields, Result};
+use crate::conf::{choice_enum, Fields, Result};
 use crate::tcp::rtt::RtoParams;
 
 pub const INFO: CcInfo = CcInfo {
@@ -33,12 +41,25 @@ pub const INFO: CcInfo = CcInfo {
     sack: false,
 };
 
+choice_enum! {
+    /// The `window` key: how the real-valued window becomes the number of packets in use.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum WindowInUse {
+        /// Rounded to the nearest whole packet (TOCS 1990, Sec. 5.4).
+        Rounded = "rounded",
+        /// Its whole part.
+        Truncated = "truncated",
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Params {
     pub initial_window: f64,
     pub increase: f64,
     pub decrease: f64,
     pub threshold: f64,
+    pub window: WindowInUse,
     pub rto: RtoParams,
 }
 
@@ -52,8 +73,13 @@ impl Params {
         f.ensure(decrease > 0.0 && decrease < 1.0, "decrease", "must be in (0, 1)")?;
         let threshold: f64 = f.or("threshold", 0.5, "fraction of marked ACKs at which the window decreases")?;
         f.ensure(threshold > 0.0 && threshold <= 1.0, "threshold", "must be in (0, 1]")?;
+        let window = f.choice(
+            "window",
+            WindowInUse::Rounded,
+            "packets in use from the real-valued window: rounded to the nearest (the paper's rule) or truncated",
+        )?;
         let rto = RtoParams::read(f, RtoParams::GENERIC)?;
-        Ok(Params { initial_window, increase, decrease, threshold, rto })
+        Ok(Params { initial_window, increase, decrease, threshold, window, rto })
     }
 }
 
@@ -75,6 +101,16 @@ impl Decbit {
         Decbit { p: p.clone(), w: p.initial_window.min(max), max, epoch_start: 0, counted: 0, marked: 0 }
     }
 
+    /// The window in use: the real-valued window rounded to the nearest whole packet (or
+    /// truncated, with `window = "truncated"`).
+    fn in_use(&self) -> f64 {
+        let w = match self.p.window {
+            WindowInUse::Rounded => self.w.round(),
+            WindowInUse::Truncated => self.w.floor(),
+        };
+        w.clamp(1.0, self.max)
+    }
+
     fn new_epoch(&mut self, snd_nxt: u64) {
         self.epoch_start = snd_nxt;
         self.counted = 0;
@@ -84,7 +120,7 @@ impl Decbit {
 
 impl CongestionControl for Decbit {
     fn cwnd(&self) -> f64 {
-        self.w
+        self.in_use()
     }
 
     fn on_ack(&mut self, a: &AckInfo) -> Reaction {
@@ -97,7 +133,7 @@ impl CongestionControl for Decbit {
         if a.ece {
             self.marked += n;
         }
-        if self.counted as f64 >= self.w.floor() {
+        if self.counted as f64 >= self.in_use() {
             if (self.marked as f64) < self.p.threshold * self.counted as f64 {
                 self.w = (self.w + self.p.increase).min(self.max);
             } else {
@@ -119,7 +155,11 @@ mod tests {
     use super::*;
 
     fn decbit(w: f64) -> Decbit {
-        let p = Params { initial_window: w, increase: 1.0, decrease: 0.875, threshold: 0.5, rto: RtoParams::GENERIC };
+        decbit_with(w, WindowInUse::Rounded)
+    }
+
+    fn decbit_with(w: f64, window: WindowInUse) -> Decbit {
+        let p = Params { initial_window: w, increase: 1.0, decrease: 0.875, threshold: 0.5, window, rto: RtoParams::GENERIC };
         Decbit::new(&p, 100)
     }
 
@@ -155,11 +195,61 @@ mod tests {
             c.on_ack(&ack(k, k % 2 == 0, 16));
         }
         assert_eq!(c.cwnd(), 7.0);
-        // 7 whole packets counted next epoch, all marked: 7 * 0.875.
+        // 7 packets counted next epoch, all marked: 7 * 0.875 = 6.125, used as 6.
         for k in 16..23 {
             c.on_ack(&ack(k, true, 30));
         }
-        assert_eq!(c.cwnd(), 7.0 * 0.875);
+        assert_eq!(c.w, 7.0 * 0.875);
+        assert_eq!(c.cwnd(), 6.0);
+    }
+
+    #[test]
+    fn the_window_in_use_is_the_real_window_rounded_to_the_nearest_packet() {
+        // From 2, a decrease gives 1.75: still 2 packets in use (truncation would give 1), and
+        // the next decision counts 2 packets. A second decrease gives 1.53125: still 2; a third,
+        // 1.33984375: 1.
+        let mut c = decbit(2.0);
+        c.on_ack(&ack(0, true, 2));
+        c.on_ack(&ack(1, true, 2));
+        assert_eq!((c.w, c.cwnd()), (1.75, 2.0));
+        c.on_ack(&ack(2, true, 4));
+        assert_eq!(c.w, 1.75, "one packet is not yet a decision: the window in use is 2");
+        c.on_ack(&ack(3, true, 4));
+        assert_eq!((c.w, c.cwnd()), (1.53125, 2.0));
+        c.on_ack(&ack(4, true, 6));
+        c.on_ack(&ack(5, true, 6));
+        assert_eq!((c.w, c.cwnd()), (1.33984375, 1.0));
+        // From 1, unmarked: one packet decides, +1 -> 2.33984375, used as 2.
+        c.on_ack(&ack(6, false, 7));
+        assert_eq!((c.w, c.cwnd()), (2.33984375, 2.0));
+    }
+
+    #[test]
+    fn a_truncated_window_uses_the_whole_part() {
+        // From 2, a decrease gives 1.75, used as 1: the next packet alone decides.
+        let mut c = decbit_with(2.0, WindowInUse::Truncated);
+        c.on_ack(&ack(0, true, 2));
+        c.on_ack(&ack(1, true, 2));
+        assert_eq!((c.w, c.cwnd()), (1.75, 1.0));
+        c.on_ack(&ack(2, true, 3));
+        assert_eq!((c.w, c.cwnd()), (1.53125, 1.0));
+    }
+
+    #[test]
+    fn the_window_key_reads_its_two_names_and_rejects_others() {
+        use crate::conf::{parse_toml, Origin, Source};
+        let read = |text: &str| {
+            let src = Source { path: "t.toml".into() };
+            let t = parse_toml(text, &src).unwrap();
+            let mut f = Fields::new(&src, "flow", &t, Origin::Line(1));
+            let p = Params::read(&mut f)?;
+            f.finish()?;
+            Ok::<_, crate::conf::ScenarioError>(p.window)
+        };
+        assert_eq!(read("").unwrap(), WindowInUse::Rounded);
+        assert_eq!(read("window = \"truncated\"").unwrap(), WindowInUse::Truncated);
+        let err = read("window = \"floor\"").unwrap_err().to_string();
+        assert!(err.contains("window") && err.contains("rounded") && err.contains("truncated"), "{err}");
     }
 }
 
