@@ -28,8 +28,10 @@ pub enum Event {
     /// The transmitter of a link finished sending its current packet.
     /// Stale when `gen` no longer matches the link's (the transmission was aborted).
     TxDone { link: LinkId, gen: u32 },
-    /// A packet reaches the far end of a link after propagation.
-    Arrive { link: LinkId, pkt: PacketId },
+    /// A packet reaches the far end of a link after propagation. `hop` is the packet's place
+    /// in its path (its `at`) as it left, carried so that the loop can ask for that place in the
+    /// flows' path array one event ahead, with the packet (not after reading it).
+    Arrive { link: LinkId, pkt: PacketId, hop: u32 },
     /// An agent's timer; stale when `gen` no longer matches the agent's own (lazy cancel), or
     /// when the agent's slot has had another connection since (`epoch`: see the simulation).
     Timer { agent: AgentId, kind: TimerKind, gen: u32, epoch: u32 },

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use super::{FlowRt, LinkRt, Simulation};
+use super::{FlowRt, LinkRt, Paths, Simulation};
 use crate::agent::{FlowIds, Outbox};
-use crate::ids::{AgentId, FlowId, LinkId};
+use crate::ids::{AgentId, FlowId};
 use crate::link::{LinkModel, Processing};
 use crate::packet::PacketArena;
 use crate::qdisc::{LinkInfo, QueueDisc};
@@ -71,11 +71,10 @@ impl Simulation {
         // At their final sizes (grown by doubling, the agents of 100,000 flows took 117 MB for 90).
         let hops_total: usize =
             sc.flows.iter().flat_map(|f| f.path_pairs()).map(|(fwd, rev)| fwd.len() + rev.len()).sum();
-        let mut paths = Vec::with_capacity(hops_total);
+        let mut paths = Paths::with_capacity(hops_total);
         let mut flows = Vec::with_capacity(sc.flows.len());
         let mut agents = Vec::with_capacity(2 * sc.flows.len());
         let mut sched = Scheduler::new();
-        let mut last_hop = Vec::with_capacity(hops_total);
         let mut pair_paths = Vec::with_capacity(sc.flows.len());
         for (i, f) in sc.flows.iter().enumerate() {
             // The pairs' offsets, for a flow spanning node sets only (a vector per flow was
@@ -88,10 +87,8 @@ impl Simulation {
                 if !f.pairs.is_empty() {
                     offsets.push(pair);
                 }
-                for path in [fwd_path, rev_path] {
-                    paths.extend_from_slice(path);
-                    last_hop.extend((0..path.len()).map(|k| k + 1 == path.len()));
-                }
+                paths.push(fwd_path);
+                paths.push(rev_path);
             }
             let (fwd, rev) = first.expect("every flow has a path");
             pair_paths.push(offsets);
@@ -99,8 +96,8 @@ impl Simulation {
                 counts: FlowCounters::default(),
                 fwd,
                 rev,
-                fwd_link: LinkId(paths[fwd as usize]),
-                rev_link: LinkId(paths[rev as usize]),
+                fwd_link: paths.link(fwd as usize),
+                rev_link: paths.link(rev as usize),
                 app_delays: AppDelays::default(),
                 completed_at: None,
             });
@@ -119,7 +116,7 @@ impl Simulation {
             sched.at(when.start, Event::Start { agent: AgentId::sender(FlowId(i as u32)) });
         }
         debug_assert!(
-            hops_by_flow(sc).map(|(_, _, link)| link).eq(paths.iter().copied()),
+            hops_by_flow(sc).map(|(_, _, link)| link).eq(paths.links()),
             "hops_by_flow walks the layout built here"
         );
         let hops = HopCounters::new(paths.len(), sc.warmup_ns > 0);
@@ -137,7 +134,6 @@ impl Simulation {
             flows,
             agents,
             paths,
-            last_hop,
             hops,
             window: Window::new(sc.warmup_ns > 0),
             processing,

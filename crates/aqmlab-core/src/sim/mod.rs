@@ -65,9 +65,11 @@ mod connections;
 #[cfg(test)]
 mod in_place_tests;
 mod packets;
+mod paths;
 mod view;
 
 use connections::Connection;
+use paths::Paths;
 
 /// A run that cannot go on: a guard tripped.
 #[derive(Clone, Debug, PartialEq)]
@@ -175,11 +177,8 @@ pub struct Simulation {
     flows: Vec<FlowRt>,
     /// Sender of flow f at 2f, receiver at 2f + 1.
     agents: Vec<AnyAgent>,
-    /// Every flow's forward then reverse path, flattened; `hops` and `last_hop` run parallel.
-    paths: Vec<u32>,
-    /// Whether the hop ends its path (the packet has reached its destination): so an arrival
-    /// needs nothing from the record of the link it came over.
-    last_hop: Vec<bool>,
+    /// Every flow's forward then reverse path, flattened; `hops` runs parallel.
+    paths: Paths,
     hops: HopCounters,
     /// Where the window's link and flow counts start ([`crate::stats::Window`]).
     window: Window<Snapshot>,
@@ -348,7 +347,7 @@ impl Simulation {
                         self.tx_done(now, link)
                     }
                 }
-                Event::Arrive { link, pkt } => self.arrive(now, link, pkt)?,
+                Event::Arrive { link, pkt, .. } => self.arrive(now, link, pkt)?,
                 Event::Timer { agent, kind, gen, epoch } => {
                     if prefetching {
                         self.agents[agent.index()].inner().prefetch_state();
@@ -412,8 +411,10 @@ impl Simulation {
                 prefetch::record(&self.agents[agent.index()]);
                 prefetch::bytes(&self.flows[self.owner_of(agent.flow())], 128);
             }
-            Event::Arrive { link, pkt } => {
+            Event::Arrive { link, pkt, hop } => {
                 prefetch::record(&self.pkts[pkt]);
+                // Whether the packet is home, and where it goes next (`arrive`).
+                prefetch::bytes(self.paths.address(hop as usize), 8);
                 // The arrival first asks its link whether it still shows it in transmission.
                 prefetch::bytes(&self.links[link.index()].tx, 16);
             }
@@ -440,7 +441,7 @@ impl Simulation {
             Some(c) => {
                 let c = &self.conns[c as usize];
                 let base = if agent.is_sender() { c.fwd } else { c.rev };
-                (base, LinkId(self.paths[base as usize]))
+                (base, self.paths.link(base as usize))
             }
             None => {
                 let f = &self.flows[flow_id.0 as usize];

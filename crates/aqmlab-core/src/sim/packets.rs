@@ -335,7 +335,8 @@ impl Simulation {
         }
         if l.tx_direct {
             let at = l.line.far_end_at(done);
-            self.sched.at(at, Event::Arrive { link: link_id, pkt: id });
+            let hop = self.pkts[id].at;
+            self.sched.at(at, Event::Arrive { link: link_id, pkt: id, hop });
         }
     }
 
@@ -385,7 +386,8 @@ impl Simulation {
             if self.processing.is_some() {
                 at = self.processed_at(at, id);
             }
-            self.sched.at(at, Event::Arrive { link: link_id, pkt: id });
+            let hop = self.pkts[id].at;
+            self.sched.at(at, Event::Arrive { link: link_id, pkt: id, hop });
         }
         self.start_tx(now, link_id);
     }
@@ -396,10 +398,10 @@ impl Simulation {
     pub(super) fn processed_at(&mut self, reach: SimTime, id: PacketId) -> SimTime {
         let hop = self.pkts[id].at as usize;
         let Some(pr) = self.processing.as_deref_mut() else { return reach };
-        if self.last_hop[hop] {
+        if self.paths.ends_path(hop) {
             return reach;
         }
-        pr.admitted_at(LinkId(self.paths[hop + 1]), reach)
+        pr.admitted_at(self.paths.link(hop + 1), reach)
     }
 
     pub(super) fn arrive(&mut self, now: SimTime, link_id: LinkId, id: PacketId) -> Result<(), SimError> {
@@ -410,9 +412,9 @@ impl Simulation {
             debug_assert!(self.links[link_id.index()].tx != Some(id), "arrived before its transmission ended");
         }
         let p = &mut self.pkts[id];
-        if !self.last_hop[p.at as usize] {
+        if !self.paths.ends_path(p.at as usize) {
             p.at += 1;
-            let (next, hop, flow) = (LinkId(self.paths[p.at as usize]), p.at as usize, p.flow as usize);
+            let (next, hop, flow) = (self.paths.link(p.at as usize), p.at as usize, p.flow as usize);
             if self.prefetching() {
                 prefetch::bytes(&self.links[next.index()], super::LINK_HOT_BYTES);
                 prefetch::bytes(self.hops.hot_address(hop), 32);

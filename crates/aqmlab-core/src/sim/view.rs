@@ -60,7 +60,7 @@ impl SimView for Simulation {
         self.sched.pending().filter_map(|e| match *e {
             // A direct transmission's arrival is scheduled as it starts: until the line is done
             // with the packet, it is in transmission, not on the wire.
-            Event::Arrive { link, pkt } => (self.links[link.index()].tx != Some(pkt)).then_some((link.0, pkt)),
+            Event::Arrive { link, pkt, .. } => (self.links[link.index()].tx != Some(pkt)).then_some((link.0, pkt)),
             // Listed, not `_`: an event that carries a packet must be counted here.
             Event::TxDone { .. } | Event::Timer { .. } | Event::Start { .. } | Event::Sample | Event::Wake { .. } => {
                 None
