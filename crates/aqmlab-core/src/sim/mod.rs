@@ -158,6 +158,18 @@ struct Snapshot {
     flows: Vec<FlowCounters>,
 }
 
+/// The leading part of a flow's record an event of `agent` updates: the counts of what it
+/// sends and receives, and a sender's also those of the round trips its ACKs close (its RTT
+/// samples, packets acknowledged, goodput: `flush_outbox`), a line further.
+#[inline]
+fn flow_hot_bytes(agent: AgentId) -> usize {
+    if agent.is_sender() {
+        192
+    } else {
+        128
+    }
+}
+
 /// How many of the next events the loop prefetches for as it takes one.
 const UPCOMING_PREFETCHED: usize = 1;
 
@@ -409,12 +421,16 @@ impl Simulation {
         match *event {
             Event::Timer { agent, .. } | Event::Start { agent } => {
                 prefetch::record(&self.agents[agent.index()]);
-                prefetch::bytes(&self.flows[self.owner_of(agent.flow())], 128);
+                prefetch::bytes(&self.flows[self.owner_of(agent.flow())], flow_hot_bytes(agent));
             }
             Event::Arrive { link, pkt, hop } => {
                 prefetch::record(&self.pkts[pkt]);
-                // Whether the packet is home, and where it goes next (`arrive`).
+                // Whether the packet is home, and where it goes next (`arrive`); if it goes on,
+                // its counts at the next hop, which it updates as it joins that queue or is
+                // refused there (at a path's end these are the next path's: a wasted hint).
                 prefetch::bytes(self.paths.address(hop as usize), 8);
+                prefetch::bytes(self.hops.hot_address(hop as usize + 1), 32);
+                prefetch::bytes(self.hops.cold_address(hop as usize + 1), 32);
                 // The arrival first asks its link whether it still shows it in transmission.
                 prefetch::bytes(&self.links[link.index()].tx, 16);
             }

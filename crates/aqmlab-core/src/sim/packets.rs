@@ -54,14 +54,23 @@ impl Simulation {
         let epoch = self.epoch_of(agent);
         let out = &mut self.out;
         let f = &mut self.flows[flow];
-        f.counts.goodput_bytes += out.goodput_bytes;
-        f.counts.timeouts += out.timeouts as u64;
+        // Each count is written only when there is something to add: a receiver's event adds
+        // none of these, and at 100,000 flows each line of the flow's record not already asked
+        // for (`prefetch_event`) is a miss.
+        if out.goodput_bytes != 0 {
+            f.counts.goodput_bytes += out.goodput_bytes;
+        }
+        if out.timeouts != 0 {
+            f.counts.timeouts += out.timeouts as u64;
+        }
         for &r in &out.rtt_samples {
             f.counts.rtt_ns += r.ns() as u128;
             f.counts.rtt_samples += 1;
         }
-        f.counts.packet_rtt_ns += out.packet_rtt_ns;
-        f.counts.packets_acked += out.packets_acked;
+        if out.packets_acked != 0 {
+            f.counts.packet_rtt_ns += out.packet_rtt_ns;
+            f.counts.packets_acked += out.packets_acked;
+        }
         // The log is read only when there is something to log: at 100,000 flows its entry is one
         // more cache line out of reach for every packet a timer sends.
         if !out.rtt_samples.is_empty() && now >= self.measure_from {
@@ -414,12 +423,11 @@ impl Simulation {
         let p = &mut self.pkts[id];
         if !self.paths.ends_path(p.at as usize) {
             p.at += 1;
-            let (next, hop, flow) = (self.paths.link(p.at as usize), p.at as usize, p.flow as usize);
+            let (next, flow) = (self.paths.link(p.at as usize), p.flow as usize);
             if self.prefetching() {
                 prefetch::bytes(&self.links[next.index()], super::LINK_HOT_BYTES);
-                prefetch::bytes(self.hops.hot_address(hop), 32);
-                // And what a drop there would update: the hop's and the flow's drop counts.
-                prefetch::bytes(self.hops.cold_address(hop), 32);
+                // And what a drop there would update: the flow's drop counts (the hop's were
+                // asked for with the event: `prefetch_event`).
                 if flow < self.flows.len() {
                     prefetch::bytes(&self.flows[flow].counts.dropped, 64);
                 }
@@ -433,7 +441,7 @@ impl Simulation {
         let agent = if p.kind == PacketKind::Data { AgentId::receiver(flow_id) } else { AgentId::sender(flow_id) };
         if self.prefetching() {
             prefetch::record(&self.agents[agent.index()]);
-            prefetch::bytes(&self.flows[flow], 128);
+            prefetch::bytes(&self.flows[flow], super::flow_hot_bytes(agent));
         }
         self.flows[flow].counts.deliver(p.kind, p.size, (now - p.sent_at).ns(), p.qdelay.ns());
         if let Some(c) = self.conn_mut(flow_id) {

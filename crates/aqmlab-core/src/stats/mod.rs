@@ -183,7 +183,10 @@ impl FlowCounters {
     #[inline]
     pub fn send(&mut self, kind: PacketKind, size: u32, retransmission: bool) {
         self.sent[k(kind)].add(size);
-        self.retransmits += (retransmission && kind == PacketKind::Data) as u64;
+        // A branch, not an add of 0: `retransmits` lies on a line an ACK need not touch.
+        if retransmission && kind == PacketKind::Data {
+            self.retransmits += 1;
+        }
     }
     /// Delivery of a packet sent `delay_ns` ago that waited `qdelay_ns` in queues.
     #[inline]

@@ -72,7 +72,7 @@ pub struct RtoParams {
     /// The timeout data starts with after the SYN timed out and the handshake gave no sample,
     /// when longer than `initial_rto_ns` (RFC 6298 5.7: 3 s), ns; none: `initial_rto_ns`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub after_syn_timeout_ns: Option<u64>,
+    pub after_syn_timeout_ns: Option<std::num::NonZeroU64>,
     pub min_rto_ns: u64,
     pub max_rto_ns: u64,
     /// Timer granularity, ns; 0 for exact timers.
@@ -183,7 +183,8 @@ impl RtoParams {
         Ok(RtoParams {
             estimator,
             initial_rto_ns: initial.0,
-            after_syn_timeout_ns: after_syn.map(|d| d.0),
+            // A zero wait lengthens nothing (`syn_timed_out` keeps the longer): the same as none.
+            after_syn_timeout_ns: after_syn.and_then(|d| std::num::NonZeroU64::new(d.0)),
             min_rto_ns: min.0,
             max_rto_ns: max.0,
             tick_ns: tick.0,
@@ -265,7 +266,7 @@ impl RttEstimator {
     /// sample the timeout is `after_syn_timeout` where that is longer (RFC 6298 section 5.7).
     pub fn syn_timed_out(&mut self) {
         if let (Some(after), false) = (self.p.after_syn_timeout_ns, self.md.valid) {
-            self.p.initial_rto_ns = self.p.initial_rto_ns.max(after);
+            self.p.initial_rto_ns = self.p.initial_rto_ns.max(after.get());
         }
     }
 

@@ -144,7 +144,7 @@ impl Sender {
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.dupacks = 0;
-            if self.total.is_some_and(|t| ack >= t) {
+            if ack >= self.total {
                 out.completed = true;
                 self.done = true;
                 self.rto.cancel();
@@ -154,7 +154,7 @@ impl Sender {
                 delivered += self.mark_sacked(pkt);
             }
             let info = self.ack_info_with(now, pkt, acked, flight, rtt, rate);
-            let r = if let Some(rec) = self.recovery {
+            let r = if let Some(rec) = self.recovery.as_deref().copied() {
                 // RFC 6675 (A): an ACK reaching the recovery point ends it; (B) a partial one
                 // updates the scoreboard (done above) and pipe. The window holds still.
                 self.cc.inner_mut().on_ack_in_recovery(&info);

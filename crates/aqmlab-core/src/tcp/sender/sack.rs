@@ -158,7 +158,7 @@ impl Sender {
             sent: 1, // the fast retransmit, below
             just_delivered: delivered,
         });
-        self.recovery = Some(SackRecovery { point: self.snd_max, high_rxt: self.seg_end(una), prr });
+        self.recovery = Some(Box::new(SackRecovery { point: self.snd_max, high_rxt: self.seg_end(una), prr }));
         self.transmit(now, una, out);
         self.rto.set(self.rtt.deadline(now, self.shift), out);
         self.sack_send(now, out);
@@ -202,7 +202,7 @@ impl Sender {
     /// RFC 6675 step (C): while cwnd - pipe >= 1 (with PRR: while its allowance lasts), send the
     /// segment NextSeg() picks.
     pub(super) fn sack_send(&mut self, now: SimTime, out: &mut Outbox) {
-        let Some(mut rec) = self.recovery else { return };
+        let Some(mut rec) = self.recovery.as_deref().copied() else { return };
         let lost = self.lost_below();
         let mut pipe = 0u32;
         for (i, s) in self.segs.iter().enumerate() {
@@ -253,7 +253,10 @@ impl Sender {
         if let Some(p) = rec.prr.as_mut() {
             p.just_delivered = 0;
         }
-        self.recovery = Some(rec);
+        match self.recovery.as_deref_mut() {
+            Some(r) => *r = rec,
+            None => self.recovery = Some(Box::new(rec)),
+        }
     }
 }
 

@@ -28,7 +28,7 @@ impl Sender {
     /// Bytes the application lets the sender send by `now`.
     pub(super) fn limit(&self, now: SimTime) -> u64 {
         let supplied = self.source.as_ref().map_or(u64::MAX, |s| s.supplied());
-        let cap = supplied.min(self.total.unwrap_or(u64::MAX));
+        let cap = supplied.min(self.total);
         if self.when.stop.is_some_and(|s| now >= s) {
             cap.min(self.snd_max)
         } else {
