@@ -135,11 +135,11 @@ impl Scheduler {
         Some((time, e.item))
     }
 
-    /// Up to `n` events that run next or soon after (see [`RadixHeap::upcoming`]): what the
+    /// The event that runs next, or one soon after (see [`RadixHeap::next_up`]): what the
     /// event loop prefetches for.
     #[inline]
-    pub fn upcoming(&self, n: usize) -> impl Iterator<Item = &Event> + '_ {
-        self.heap.upcoming(n)
+    pub fn next_up(&self) -> Option<&Event> {
+        self.heap.next_up()
     }
 
     pub fn len(&self) -> usize {

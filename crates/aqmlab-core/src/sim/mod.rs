@@ -170,9 +170,6 @@ fn flow_hot_bytes(agent: AgentId) -> usize {
     }
 }
 
-/// How many of the next events the loop prefetches for as it takes one.
-const UPCOMING_PREFETCHED: usize = 1;
-
 /// Prefetch hints pay once the records the events visit outgrow a core's private caches (1 MiB
 /// of second-level cache here, 0.5-2 MiB on today's servers); below that they only cost
 /// instructions (8% on a dumbbell of a few flows).
@@ -346,8 +343,9 @@ impl Simulation {
             let (now, ev) = self.sched.pop().expect("peeked");
             let prefetching = self.prefetching();
             if prefetching {
-                // The next events' records are fetched while this one runs.
-                for next in self.sched.upcoming(UPCOMING_PREFETCHED) {
+                // The next event's records are fetched while this one runs. (Asking for the two
+                // next, or three, measured no faster.)
+                if let Some(next) = self.sched.next_up() {
                     self.prefetch_event(next);
                 }
             }
