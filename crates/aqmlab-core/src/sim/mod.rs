@@ -357,7 +357,10 @@ impl Simulation {
                         self.tx_done(now, link)
                     }
                 }
-                Event::Arrive { link, pkt, .. } => self.arrive(now, link, pkt)?,
+                Event::Arrive { link, pkt, hop } => {
+                    debug_assert_eq!(hop, self.pkts[pkt].at, "an arrival's hop is its packet's place");
+                    self.arrive(now, link, pkt)?
+                }
                 Event::Timer { agent, kind, gen, epoch } => {
                     if prefetching {
                         self.agents[agent.index()].inner().prefetch_state();
