@@ -172,16 +172,7 @@ impl Builder<'_> {
             return Err(f.error("count", "repeats the same link: put {i} in between (and in name)"));
         }
         f.finish()?;
-        // At their final sizes before the entry expands (grown by doubling, 100,000 links were
-        // copied and rehashed some 17 times over).
-        let n = indices.len();
-        self.links.reserve(2 * n);
-        self.link_at.reserve(2 * n);
-        self.byte_limits.reserve(2 * n);
-        self.link_names.reserve(2 * n, &self.links);
-        self.nodes.reserve(2 * n);
-        self.node_ids.reserve(2 * n, &self.nodes);
-        self.out_links.reserve(2 * n);
+        // The tables are already at their final sizes: `build` reserved them for every entry.
         // Made at the copy that first names them, so the nodes keep their numbering by first
         // appearance.
         let mut ends = [EntryEnd::of(&between.0), EntryEnd::of(&between.1)];
