@@ -41,11 +41,21 @@ pub struct RadixHeap<T> {
     len: usize,
     /// Bit i - 1 set when bucket i (i >= 1) holds entries: finds the lowest in one instruction.
     occupied: u64,
+    /// The earliest time in each bucket above 0 (`u64::MAX` when empty), kept as entries come
+    /// in, so that moving a bucket down needs no pass to find it first.
+    mins: [u64; BUCKETS],
 }
 
 impl<T> Default for RadixHeap<T> {
     fn default() -> Self {
-        RadixHeap { buckets: std::array::from_fn(|_| Vec::new()), head: 0, last: 0, len: 0, occupied: 0 }
+        RadixHeap {
+            buckets: std::array::from_fn(|_| Vec::new()),
+            head: 0,
+            last: 0,
+            len: 0,
+            occupied: 0,
+            mins: [u64::MAX; BUCKETS],
+        }
     }
 }
 
@@ -82,6 +92,7 @@ impl<T: Copy> RadixHeap<T> {
         let b = bucket(time, self.last);
         self.buckets[b].push(Keyed { time, seq, item });
         self.occupied |= bit(b);
+        self.mins[b] = self.mins[b].min(time);
         self.len += 1;
     }
 
@@ -115,7 +126,7 @@ impl<T: Copy> RadixHeap<T> {
         if self.head < self.buckets[0].len() {
             return Some(self.last);
         }
-        self.lowest_bucket().and_then(|i| self.buckets[i].iter().map(|e| e.time).min())
+        self.lowest_bucket().map(|i| self.mins[i])
     }
 
     /// The smallest `seq` of the entries at time `last` (bucket 0, kept in `seq` order), if
@@ -174,22 +185,23 @@ impl<T: Copy> RadixHeap<T> {
             return false;
         };
         self.occupied &= !bit(i);
+        let last = std::mem::replace(&mut self.mins[i], u64::MAX);
+        self.last = last;
         // Every entry of bucket i lands in a bucket below i: it agrees with the new `last`
         // above bit i-1. Split borrows let the moves index both sides directly.
         let (below, above) = self.buckets.split_at_mut(i);
         let moving = &mut above[0];
         if let [only] = moving[..] {
             // The common case at low load: one entry, which becomes the next event.
-            self.last = only.time;
             below[0].push(only);
         } else {
-            let last = moving.iter().map(|e| e.time).min().expect("non-empty");
-            self.last = last;
             let mut occupied = 0u64;
+            let mins = &mut self.mins;
             for &e in moving.iter() {
                 let b = bucket(e.time, last);
                 below[b].push(e);
                 occupied |= bit(b);
+                mins[b] = mins[b].min(e.time);
             }
             self.occupied |= occupied;
             if below[0].len() > 1 {
@@ -212,11 +224,13 @@ impl<T: Copy> RadixHeap<T> {
         self.head = 0;
         self.last = time;
         self.occupied = 0;
+        self.mins = [u64::MAX; BUCKETS];
         all.sort_unstable_by_key(|e| e.seq);
         for e in all {
             let b = bucket(e.time, time);
             self.buckets[b].push(e);
             self.occupied |= bit(b);
+            self.mins[b] = self.mins[b].min(e.time);
         }
     }
 }
