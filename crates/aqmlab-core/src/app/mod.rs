@@ -196,7 +196,7 @@ impl FlowParams {
 
 /// Static dispatch over the agents on the per-packet path; any other goes in `Other`.
 ///
-/// The TCP sender (488 bytes) is held inline although the other agents are much smaller: with
+/// The TCP sender (440 bytes) is held inline although the other agents are much smaller: with
 /// 10000 flows, a boxed sender cost every ACK and timeout a second cache miss after the one on
 /// the agent slot (S4 at 10000 flows: 5-8% slower boxed; at 100 flows no difference). A flow's
 /// sender and receiver sit side by side.

@@ -44,7 +44,8 @@ pub struct RadixHeap<T> {
     /// Bit i - 1 set when bucket i (i >= 1) holds entries: finds the lowest in one instruction.
     occupied: u64,
     /// The earliest time in each bucket above 0 (`u64::MAX` when empty), kept as entries come
-    /// in, so that moving a bucket down needs no pass to find it first.
+    /// in, so that moving a bucket down needs no pass to find it first. Bucket 0's slot is
+    /// written with the others (no branch on the hot push) and never read.
     mins: [u64; BUCKETS],
 }
 

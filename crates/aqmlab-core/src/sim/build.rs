@@ -81,14 +81,11 @@ impl Simulation {
             // 100,000 allocations for nothing).
             let (mut first, mut offsets) = (None, Vec::new());
             for (fwd_path, rev_path) in f.path_pairs() {
-                let fwd = paths.len() as u32;
-                let pair = (fwd, fwd + fwd_path.len() as u32);
+                let pair = (paths.push(fwd_path), paths.push(rev_path));
                 first.get_or_insert(pair);
                 if !f.pairs.is_empty() {
                     offsets.push(pair);
                 }
-                paths.push(fwd_path);
-                paths.push(rev_path);
             }
             let (fwd, rev) = first.expect("every flow has a path");
             pair_paths.push(offsets);

@@ -26,7 +26,7 @@ impl Paths {
         let offset = self.entries.len() as u32;
         assert!(path.iter().all(|&l| l < ENDS_PATH), "link ids stay below 2^31");
         self.entries.extend_from_slice(path);
-        if let Some(last) = self.entries.last_mut().filter(|_| !path.is_empty()) {
+        if let (false, Some(last)) = (path.is_empty(), self.entries.last_mut()) {
             *last |= ENDS_PATH;
         }
         offset
