@@ -51,6 +51,13 @@ impl SimRng {
         SimRng(Pcg64::seed_from_u64(seed))
     }
 
+    /// A stream of its own for one `purpose` of this component, derived from this stream's
+    /// state without drawing from it: a new use of randomness changes no existing draw.
+    pub fn derived(&self, purpose: &str) -> Self {
+        let base: u64 = self.0.clone().random();
+        Self::of_hash(base, stable_hash(&[purpose]))
+    }
+
     /// Uniform in [0, 1).
     #[inline]
     pub fn uniform(&mut self) -> f64 {

@@ -36,10 +36,10 @@ impl Params {
 }
 
 impl FlowKind for Params {
-    fn build(&self, ids: FlowIds, when: Schedule, _rng: SimRng, _pairs: &[f64]) -> (AnyAgent, AnyAgent) {
+    fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng, _pairs: &[f64]) -> (AnyAgent, AnyAgent) {
         (
-            AnyAgent::TcpSender(Sender::new(&self.common, self.bytes, None, ids, when)),
-            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, false)),
+            AnyAgent::TcpSender(Sender::new(&self.common, self.bytes, None, ids, when, &rng)),
+            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, false, &rng)),
         )
     }
     fn mean_packet_size(&self) -> f64 {

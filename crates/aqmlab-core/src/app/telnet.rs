@@ -40,10 +40,12 @@ impl Params {
 
 impl FlowKind for Params {
     fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng, _pairs: &[f64]) -> (AnyAgent, AnyAgent) {
+        // The hosts' clocks draw from streams derived from the flow's, before the keystrokes use it.
+        let clocks = rng.clone();
         let keys = Keystrokes::new(self.mean_interval_ns, rng);
         (
-            AnyAgent::TcpSender(Sender::new(&self.common, None, Some(Box::new(keys)), ids, when)),
-            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, true)),
+            AnyAgent::TcpSender(Sender::new(&self.common, None, Some(Box::new(keys)), ids, when, &clocks)),
+            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, true, &clocks)),
         )
     }
     fn mean_packet_size(&self) -> f64 {

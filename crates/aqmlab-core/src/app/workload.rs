@@ -64,6 +64,16 @@ pub struct Params {
 impl Params {
     pub fn read(f: &mut Fields) -> Result<Self> {
         let common = Common::read(f, &Defaults { cc: "cubic", packet_size: 1500, header: 40, max_window: 10_000 })?;
+        f.ensure(
+            !common.delayed_ack_clocked,
+            "delayed_ack_timer",
+            "\"clocked\" is for tcp and telnet flows (its phase is drawn per flow); a workload's connections take \"after_segment\"",
+        )?;
+        f.ensure(
+            !common.cc.rto().random_tick_phase,
+            "tick_phase",
+            "\"random\" is for tcp and telnet flows (the phase is drawn per flow); a workload's connections take \"aligned\"",
+        )?;
         let names: Vec<&str> = super::cdf::BUILT_IN.iter().map(|(n, _)| *n).collect();
         let built_in: Option<String> = f.opt(
             "sizes",
@@ -253,8 +263,9 @@ impl FlowKind for Params {
     fn connection(&self, ids: FlowIds, start: SimTime, bytes: u64) -> Option<(AnyAgent, AnyAgent)> {
         let when = Schedule { start, jitter: SimDuration(0), stop: None };
         Some((
-            AnyAgent::TcpSender(Sender::new(&self.common, Some(bytes), None, ids, when)),
-            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, false)),
+            // A workload refuses random clock phases (`read`), so this stream is never drawn from.
+            AnyAgent::TcpSender(Sender::new(&self.common, Some(bytes), None, ids, when, &SimRng::from_seed(0))),
+            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, false, &SimRng::from_seed(0))),
         ))
     }
     fn ideal_fct_ns(&self, fwd: &[Hop], rev: &[Hop], bytes: u64) -> u64 {

@@ -23,7 +23,7 @@
 use serde::Serialize;
 
 use crate::agent::TimerKind;
-use crate::conf::{Duration, Fields, Result};
+use crate::conf::{choice_enum, Duration, Fields, Result};
 
 pub mod cc;
 pub mod receiver;
@@ -50,6 +50,15 @@ pub enum Timer {
     Pace = 3,
 }
 
+choice_enum! {
+    /// The `delayed_ack_timer` key: when a lone segment's delayed ACK goes.
+    #[derive(Clone, Copy, PartialEq)]
+    enum DelackTimer {
+        AfterSegment = "after_segment",
+        Clocked = "clocked",
+    }
+}
+
 impl Timer {
     pub const fn kind(self) -> TimerKind {
         TimerKind(self as u8)
@@ -73,8 +82,12 @@ pub struct Common {
     /// Receiver window, packets: the window never exceeds it.
     pub max_window: u32,
     pub delayed_ack: bool,
-    /// Longest an ACK is delayed, ns.
+    /// Longest an ACK is delayed, ns; with `delayed_ack_clocked`, the period of the clock.
     pub delayed_ack_timeout_ns: u64,
+    /// A lone segment's ACK waits for the next tick of a free-running clock (4.3BSD's
+    /// `tcp_fasttimo`), not a fixed time after the segment (`delayed_ack_timer = "clocked"`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub delayed_ack_clocked: bool,
     /// ECN (RFC 3168) asked for with `ecn = true`; DCTCP and DECbit use their own (see [`Common::feedback`]).
     pub ecn: bool,
     /// Pace data packets (`pacing = true`; BBR always paces).
@@ -178,6 +191,14 @@ impl Common {
             f.or("delayed_ack", false, "acknowledge every second packet (or after delayed_ack_timeout)")?;
         let delack: Duration = f.or("delayed_ack_timeout", Duration(200_000_000), "longest an ACK is delayed")?;
         f.ensure(delack.0 > 0, "delayed_ack_timeout", "must be above 0")?;
+        let delack_timer = f.choice(
+            "delayed_ack_timer",
+            DelackTimer::AfterSegment,
+            "with delayed_ack: when a lone segment's ACK goes. after_segment: delayed_ack_timeout after the \
+             segment (Linux, ns-3); clocked: at the next tick of a clock that ticks every delayed_ack_timeout, \
+             its phase drawn per receiver, so the wait is uniform in (0, delayed_ack_timeout] (4.3BSD's 200 ms \
+             tcp_fasttimo)",
+        )?;
         let ecn: bool = f.or(
             "ecn",
             false,
@@ -291,6 +312,7 @@ impl Common {
             max_window,
             delayed_ack,
             delayed_ack_timeout_ns: delack.0,
+            delayed_ack_clocked: delack_timer == DelackTimer::Clocked,
             ecn,
             pacing,
             sack,

@@ -5,7 +5,11 @@
 //! `ack_size` bytes. An ACK goes out at once for out-of-order data (a duplicate ACK), for a
 //! duplicate segment, for a segment that fills a hole, and for every in-order segment unless
 //! delayed ACKs are on; then every second segment is acknowledged, or `delayed_ack_timeout`
-//! after the first one not yet acknowledged (RFC 1122, RFC 5681 section 4.2).
+//! after the first one not yet acknowledged (RFC 1122, RFC 5681 section 4.2). With
+//! `delayed_ack_timer = "clocked"` that lone ACK goes instead at the next tick of a clock that
+//! ticks every `delayed_ack_timeout` at a phase drawn per receiver, as 4.3BSD's 200 ms
+//! `tcp_fasttimo` sends every pending delayed ACK (4.3BSD-Tahoe `tcp_timer.c`; W. R. Stevens,
+//! TCP/IP Illustrated, Vol. 1, section 19.3): the wait is uniform in (0, delayed_ack_timeout].
 //!
 //! Each ACK echoes (in `echo` and `seq`) the `sent_at` and sequence number of the earliest data
 //! packet it acknowledges for the first time (the one that caused it, for an immediate ACK),
@@ -28,6 +32,7 @@ use std::collections::VecDeque;
 use super::{Common, Feedback, Timer};
 use crate::agent::{Agent, FlowIds, Outbox, TimerKind, TimerReq};
 use crate::packet::{flags, Packet, PacketKind, SackBlocks};
+use crate::rng::SimRng;
 use crate::units::{SimDuration, SimTime};
 
 /// The receiver's SACK state (RFC 2018): the out-of-order data as merged byte ranges, and the
@@ -106,8 +111,12 @@ pub struct Receiver {
     header: u32,
     ack_size: u32,
     delayed: bool,
-    /// How long the ACK of a lone segment waits, with `delayed`.
+    /// How long the ACK of a lone segment waits, with `delayed`; the clock's period with
+    /// `delack_phase`.
     delack: SimDuration,
+    /// With a clocked delayed ACK (4.3BSD), when the clock ticks: at this many ns past each
+    /// multiple of `delack`.
+    delack_phase: Option<u64>,
     /// Report application delays (Telnet).
     app_delay: bool,
     rcv_nxt: u64,
@@ -130,8 +139,13 @@ pub struct Receiver {
 }
 
 impl Receiver {
-    pub fn new(c: &Common, ids: FlowIds, app_delay: bool) -> Self {
+    /// The receiver of flow `ids`; `rng` is the flow's stream (a clocked delayed ACK draws its
+    /// clock's phase from a stream derived from it, so no other draw changes).
+    pub fn new(c: &Common, ids: FlowIds, app_delay: bool, rng: &SimRng) -> Self {
+        let delack_phase = (c.delayed_ack && c.delayed_ack_clocked)
+            .then(|| (rng.derived("delayed-ack clock").uniform() * c.delayed_ack_timeout_ns as f64) as u64);
         Receiver {
+            delack_phase,
             ids,
             header: c.header,
             ack_size: c.ack_size,
@@ -260,7 +274,11 @@ impl Agent for Receiver {
             if !self.delayed || filled || self.pending >= 2 || !self.ooo.is_empty() {
                 self.ack_now(None, false, out);
             } else if self.pending == 1 {
-                out.timers.push(TimerReq { at: now + self.delack, kind: Timer::DelAck.kind(), gen: self.delack_gen });
+                let at = match self.delack_phase {
+                    None => now + self.delack,
+                    Some(phase) => next_tick(now, self.delack, phase),
+                };
+                out.timers.push(TimerReq { at, kind: Timer::DelAck.kind(), gen: self.delack_gen });
             }
         }
     }
@@ -272,6 +290,13 @@ impl Agent for Receiver {
     }
 }
 
+/// The first tick after `now` of a clock that ticks at `phase` past every multiple of `period`.
+fn next_tick(now: SimTime, period: SimDuration, phase: u64) -> SimTime {
+    let since = now.ns() as i128 - phase as i128;
+    let ticks = since.div_euclid(period.0 as i128) + 1;
+    SimTime((phase as i128 + ticks * period.0 as i128) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,7 +306,7 @@ mod tests {
     const DATA: Packet = Packet::data(0, 0, 1, 1000);
 
     fn rx(keys: &str) -> Receiver {
-        Receiver::new(&common(keys), FlowIds { flow: 0, src: 0, dst: 1 }, false)
+        Receiver::new(&common(keys), FlowIds { flow: 0, src: 0, dst: 1 }, false, &SimRng::from_seed(7))
     }
 
     /// Hand segment `k` (sent at `sent_at`) to the receiver; returns the ACKs it sends.
@@ -352,6 +377,49 @@ mod tests {
         out.clear();
         r.on_timer(t.at, t.kind, t.gen, &mut out);
         assert_eq!(out.packets[0].ack, 3 * SEG, "a lone segment waits for the timer");
+    }
+
+    #[test]
+    fn a_clock_ticks_at_its_phase_past_each_period() {
+        let p = SimDuration(100);
+        let ticks: Vec<u64> = [0, 29, 30, 129, 130, 131].iter().map(|&t| next_tick(SimTime(t), p, 30).ns()).collect();
+        assert_eq!(ticks, [30, 30, 130, 130, 230, 230], "the first tick strictly after now");
+    }
+
+    #[test]
+    fn a_clocked_delayed_ack_waits_uniformly_up_to_one_period() {
+        // 4.3BSD's tcp_fasttimo: a lone segment's ACK goes at the clock's next tick, and the
+        // clock's phase is the receiver's own, so over receivers the wait is uniform on
+        // (0, period]: mean period / 2, variance period^2 / 12.
+        let keys = "cc = \"reno\"\ndelayed_ack = true\ndelayed_ack_timer = \"clocked\"";
+        let period = 200_000_000.0;
+        let waits: Vec<f64> = (0..4000u64)
+            .map(|k| {
+                let ids = FlowIds { flow: 0, src: 0, dst: 1 };
+                let mut r = Receiver::new(&common(keys), ids, false, &SimRng::stream(k, "tcp1"));
+                let mut out = Outbox::default();
+                assert!(seg(&mut r, 0, 1_000_000_007, 0, &mut out).is_empty(), "a lone segment waits");
+                let t = out.timers[0];
+                assert_eq!(t.kind, Timer::DelAck.kind());
+                (t.at.ns() - 1_000_000_017) as f64
+            })
+            .collect();
+        assert!(waits.iter().all(|&w| w > 0.0 && w <= period), "within one period");
+        let n = waits.len() as f64;
+        let mean = waits.iter().sum::<f64>() / n;
+        let var = waits.iter().map(|w| (w - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        // Four standard errors of the uniform's mean and (about) of its variance.
+        assert!((mean - period / 2.0).abs() < 4.0 * period / (12.0 * n).sqrt(), "mean {mean}");
+        assert!((var / (period * period / 12.0) - 1.0).abs() < 4.0 * (0.8 / n).sqrt(), "variance {var}");
+    }
+
+    #[test]
+    fn a_clocked_receiver_still_acknowledges_every_second_segment_at_once() {
+        let keys = "cc = \"reno\"\ndelayed_ack = true\ndelayed_ack_timer = \"clocked\"";
+        let mut r = Receiver::new(&common(keys), FlowIds { flow: 0, src: 0, dst: 1 }, false, &SimRng::from_seed(3));
+        let mut out = Outbox::default();
+        assert!(seg(&mut r, 0, 7, 0, &mut out).is_empty());
+        assert_eq!(seg(&mut r, 1, 8, 0, &mut out)[0].ack, 2 * SEG);
     }
 
     #[test]

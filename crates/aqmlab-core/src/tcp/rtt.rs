@@ -15,7 +15,9 @@
 //! (T = 500 ms): round trips are measured in whole ticks (the number of tick boundaries between
 //! sending and acknowledgement, so a sample can be 0), and a timeout of n ticks expires at the
 //! n-th tick boundary after it is set, that is after between (n-1)T and nT. Tick boundaries are
-//! at multiples of T from time 0, shared by every host. The timers (`timers`) are one per
+//! at multiples of T from time 0, shared by every host (`tick_phase = "aligned"`), or each
+//! flow's clock ticks at a phase of its own, uniform in [0, T) and drawn from the flow's random
+//! stream (`"random"`), as the clocks of independent hosts do. The timers (`timers`) are one per
 //! connection, restarted by each ACK of new data (RFC 6298; the Jacobson default), or one per
 //! segment from its own sending (`per_segment`; always for the generic estimator): see the
 //! sender.
@@ -26,6 +28,7 @@
 use serde::Serialize;
 
 use crate::conf::{choice_enum, Duration, Fields, Result};
+use crate::rng::SimRng;
 use crate::units::{SimDuration, SimTime};
 
 /// Which estimate the timeout comes from.
@@ -54,6 +57,15 @@ choice_enum! {
 }
 
 choice_enum! {
+    /// The `tick_phase` key: whether flows' coarse clocks tick together (`RtoParams::random_tick_phase`).
+    #[derive(Clone, Copy, PartialEq)]
+    enum TickPhase {
+        Aligned = "aligned",
+        Random = "random",
+    }
+}
+
+choice_enum! {
     /// The `timers` key: how many retransmission timers (`RtoParams::per_segment`).
     #[derive(Clone, Copy, PartialEq)]
     enum Timers {
@@ -77,6 +89,10 @@ pub struct RtoParams {
     pub max_rto_ns: u64,
     /// Timer granularity, ns; 0 for exact timers.
     pub tick_ns: u64,
+    /// Each flow's coarse clock ticks at a phase of its own (`tick_phase = "random"`), as
+    /// independent hosts' clocks do; else every clock ticks at the multiples of `tick_ns`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub random_tick_phase: bool,
     /// Double the timeout on each expiry (Karn's backoff).
     pub backoff: bool,
     /// One timer per outstanding segment, from its own sending, resending it alone (the FQ
@@ -99,6 +115,7 @@ impl RtoParams {
         min_rto_ns: 0,
         max_rto_ns: 64 * S,
         tick_ns: 0,
+        random_tick_phase: false,
         backoff: false,
         per_segment: true,
     };
@@ -110,6 +127,7 @@ impl RtoParams {
         min_rto_ns: 200 * MS,
         max_rto_ns: 64 * S,
         tick_ns: 0,
+        random_tick_phase: false,
         backoff: true,
         per_segment: false,
     };
@@ -122,6 +140,7 @@ impl RtoParams {
         min_rto_ns: 200 * MS,
         max_rto_ns: 64 * S,
         tick_ns: 0,
+        random_tick_phase: false,
         backoff: true,
         per_segment: false,
     };
@@ -165,6 +184,13 @@ impl RtoParams {
         f.ensure(max.0 > 0 && max.0 >= min.0, "max_rto", "must be above 0 and at least min_rto")?;
         let tick: Duration =
             f.or("tick", Duration(d.tick_ns), "coarse timer granularity (4.3BSD: \"500ms\"); 0 for exact timers")?;
+        let tick_phase = f.choice(
+            "tick_phase",
+            TickPhase::Aligned,
+            "with a coarse tick: aligned, every flow's clock ticks at the multiples of tick from time 0; random, each \
+             flow's clock at a phase of its own drawn per flow, as independent hosts' clocks (4.3BSD's 500 ms \
+             tcp_slowtimo) do",
+        )?;
         let backoff: bool =
             f.or("backoff", d.backoff, "double the timeout after each expiry until a valid round-trip sample")?;
         let timers = f.choice(
@@ -188,6 +214,7 @@ impl RtoParams {
             min_rto_ns: min.0,
             max_rto_ns: max.0,
             tick_ns: tick.0,
+            random_tick_phase: tick_phase == TickPhase::Random,
             backoff,
             per_segment,
         })
@@ -233,11 +260,30 @@ impl MeanDev {
 pub struct RttEstimator {
     p: RtoParams,
     md: MeanDev,
+    /// With a coarse timer, its clock ticks at this many ns past each multiple of `tick_ns`
+    /// (0 unless `tick_phase = "random"`: the host's own clock).
+    phase_ns: u64,
 }
 
 impl RttEstimator {
     pub fn new(p: RtoParams) -> Self {
-        RttEstimator { p, md: MeanDev::default() }
+        RttEstimator { p, md: MeanDev::default(), phase_ns: 0 }
+    }
+
+    /// As [`RttEstimator::new`], the coarse clock's phase drawn from `rng` when the parameters
+    /// ask for a random one (from a stream derived from it: no other draw changes).
+    pub fn with_clock_of(p: RtoParams, rng: &SimRng) -> Self {
+        let mut e = RttEstimator::new(p);
+        if p.random_tick_phase && p.tick_ns > 0 {
+            e.phase_ns = (rng.derived("tcp coarse clock").uniform() * p.tick_ns as f64) as u64;
+        }
+        e
+    }
+
+    /// How many ticks of the coarse clock (`tick`, ticking at `phase_ns` past its multiples)
+    /// have passed by `t`, plus one (so that it is never negative).
+    fn ticks_by(&self, t: SimTime, tick: u64) -> u64 {
+        (t.ns() + tick - self.phase_ns) / tick
     }
 
     pub fn params(&self) -> &RtoParams {
@@ -248,7 +294,7 @@ impl RttEstimator {
     pub fn sample(&mut self, sent_at: SimTime, now: SimTime) {
         let r = match self.p.tick_ns {
             0 => (now - sent_at).ns() as f64,
-            t => ((now.ns() / t - sent_at.ns() / t) * t) as f64,
+            t => ((self.ticks_by(now, t) - self.ticks_by(sent_at, t)) * t) as f64,
         };
         match self.p.estimator {
             Estimator::Generic { gain, .. } => {
@@ -300,7 +346,7 @@ impl RttEstimator {
         let rto = self.backed_off(shift);
         match self.p.tick_ns {
             0 => now + rto,
-            t => SimTime((now.ns() / t + rto.ns().div_ceil(t).max(1)) * t),
+            t => SimTime(self.phase_ns + (self.ticks_by(now, t) - 1 + rto.ns().div_ceil(t).max(1)) * t),
         }
     }
 }
@@ -388,5 +434,41 @@ mod tests {
         assert_eq!(z.rto(), SimDuration(S));
         assert_eq!(z.deadline(SimTime(1200 * MS), 0), SimTime(2 * S));
         assert_eq!(z.deadline(SimTime(1000 * MS), 0), SimTime(2 * S));
+    }
+
+    #[test]
+    fn a_coarse_clock_with_a_phase_of_its_own_counts_and_expires_on_its_own_ticks() {
+        let p = RtoParams { tick_ns: 500 * MS, min_rto_ns: S, random_tick_phase: true, ..RtoParams::JACOBSON };
+        let mut e = RttEstimator::new(p);
+        // Ticks at 0.3, 0.8, 1.3, 1.8, 2.3 s ...
+        e.phase_ns = 300 * MS;
+        // 400 -> 700 ms holds no tick, so measures none; 200 -> 700 ms holds the one at 0.3 s.
+        e.sample(SimTime(400 * MS), SimTime(700 * MS));
+        assert_eq!(e.srtt(), Some(0.0));
+        let mut one = RttEstimator::new(p);
+        one.phase_ns = 300 * MS;
+        one.sample(SimTime(200 * MS), SimTime(700 * MS));
+        assert_eq!(one.srtt(), Some(500e6));
+        // A 1 s timeout counts down 2 ticks: set at 1.2 s it expires at the 2nd tick after
+        // 1.2 s, 1.8 s; set on a tick (1.3 s) at 2.3 s; before the first tick (0.1 s) at 0.8 s.
+        assert_eq!(e.rto(), SimDuration(S));
+        assert_eq!(e.deadline(SimTime(1200 * MS), 0), SimTime(1800 * MS));
+        assert_eq!(e.deadline(SimTime(1300 * MS), 0), SimTime(2300 * MS));
+        assert_eq!(e.deadline(SimTime(100 * MS), 0), SimTime(800 * MS));
+    }
+
+    #[test]
+    fn random_clock_phases_are_uniform_over_a_tick_and_aligned_ones_are_zero() {
+        let p = RtoParams { tick_ns: 500 * MS, random_tick_phase: true, ..RtoParams::JACOBSON };
+        let n = 4000;
+        let phases: Vec<f64> =
+            (0..n).map(|k| RttEstimator::with_clock_of(p, &SimRng::stream(k, "tcp1")).phase_ns as f64).collect();
+        let mean = phases.iter().sum::<f64>() / n as f64;
+        let tick = 500e6;
+        assert!(phases.iter().all(|&x| (0.0..tick).contains(&x)));
+        // Four standard errors of the mean of a uniform on [0, tick).
+        assert!((mean - tick / 2.0).abs() < 4.0 * tick / (12.0 * n as f64).sqrt(), "mean {mean}");
+        let aligned = RtoParams { random_tick_phase: false, ..p };
+        assert_eq!(RttEstimator::with_clock_of(aligned, &SimRng::stream(1, "tcp1")).phase_ns, 0);
     }
 }

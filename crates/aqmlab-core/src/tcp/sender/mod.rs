@@ -28,6 +28,7 @@ use super::source::DataSource;
 use super::{Common, Feedback, Timer};
 use crate::agent::{Agent, FlowIds, Outbox, Schedule, TimerKind};
 use crate::packet::{flags, Packet};
+use crate::rng::SimRng;
 use crate::units::{SimDuration, SimTime};
 
 mod ack;
@@ -161,6 +162,7 @@ impl Sender {
         source: Option<Box<dyn DataSource>>,
         ids: FlowIds,
         when: Schedule,
+        rng: &SimRng,
     ) -> Self {
         let mut cc = c.cc.build(c.max_window);
         if let AnyCc::Bbr(b) = &mut cc {
@@ -176,7 +178,7 @@ impl Sender {
             max_window: c.max_window,
             total: total.unwrap_or(u64::MAX),
             cc,
-            rtt: RttEstimator::new(rto),
+            rtt: RttEstimator::with_clock_of(rto, rng),
             per_packet: rto.per_segment,
             sample_first_sent: rto.is_generic(),
             shift: 0,
