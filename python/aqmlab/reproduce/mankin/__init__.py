@@ -15,12 +15,15 @@ from aqmlab.reproduce.mankin.experiments import (
     Exp1,
     Exp1Exact,
     Exp1Jitter,
+    Exp1OneClock,
     Exp2,
     Exp2Exact,
     Exp2Jitter,
+    Exp2OneClock,
     Exp3,
     Exp3Exact,
     Exp3Jitter,
+    Exp3OneClock,
 )
 
 EXPERIMENTS = [
@@ -33,5 +36,8 @@ EXPERIMENTS = [
     Exp1Jitter(),
     Exp2Jitter(),
     Exp3Jitter(),
+    Exp1OneClock(),
+    Exp2OneClock(),
+    Exp3OneClock(),
     Across(),
 ]

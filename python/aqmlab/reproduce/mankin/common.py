@@ -4,11 +4,12 @@ chance spreads of the paper's counts, the measures of a run and the experiment o
 from __future__ import annotations
 
 import math
+import tomllib
 from collections.abc import Mapping
 
 import pandas as pd
 
-from aqmlab.reproduce.base import Condition, Experiment, Reference, value_of
+from aqmlab.reproduce.base import PAPERS_DIR, Condition, Experiment, Reference, value_of
 from aqmlab.reproduce.mankin.explanations import (
     CLAIM_WHY,
     DELAY_SD_WHY,
@@ -153,6 +154,14 @@ class MankinExperiment(Experiment):
     #: Each gateway holds each packet it forwards into a SLIP line for U[0, this] ms (see
     #: PROCESSING_JITTER_MS); 0 for exact timing.
     processing_jitter_ms: float = 0.0
+    #: Every host keeps its own 4.3BSD clocks, as the scenario files state: a 500 ms slow timer
+    #: and a 200 ms delayed-ACK clock at phases of its own. False gives the model used before
+    #: (side by side as `-one-clock`): one clock for every host's timers, every segment ACKed at once.
+    own_clocks: bool = True
+
+    def flow_names(self) -> list[str]:
+        """The connections of the scenario file (every one is named: no templates)."""
+        return [f["name"] for f in tomllib.loads((PAPERS_DIR / self.scenario).read_text())["flow"]]
 
     def conditions(self):
         jitter = (
@@ -160,8 +169,13 @@ class MankinExperiment(Experiment):
             if self.processing_jitter_ms > 0
             else {}
         )
+        one_clock = {}
+        if not self.own_clocks:
+            for name in self.flow_names():
+                one_clock[f"flow.{name}.delayed_ack"] = "false"
+                one_clock[f"flow.{name}.tick_phase"] = "aligned"
         return [
-            Condition(c, {**{f"link.{link}.queue": QUEUE[c] for link in self.slip_links}, **jitter})
+            Condition(c, {**{f"link.{link}.queue": QUEUE[c] for link in self.slip_links}, **jitter, **one_clock})
             for c, _ in CONDITIONS
         ]
 

@@ -1,5 +1,6 @@
 """Mankin 1990's three experiments (one, two and three bottlenecks), each also at the two physical
-ends of the gateways' processing time: none (-exact) and up to one SLIP packet time (-jitter)."""
+ends of the gateways' processing time, none (-exact) and up to one SLIP packet time (-jitter), and
+with the hosts' TCP timers on one shared clock (-one-clock), the model used before."""
 
 from __future__ import annotations
 
@@ -57,8 +58,8 @@ SLIP_PACKET_TIME_MS = 554 / 1920 * 1000
 
 EXACT_NOTES = """**No processing time** (`processing_jitter` left out). The reproduction proper gives each
 gateway the forwarding time of a MicroVAX II, drawn uniformly from [0, 2 ms] per packet; this
-experiment gives it none, the lower end of what is physically possible, where every phase effect
-is at full strength. The rows and their tolerances are those of the reproduction proper.
+experiment gives it none, the lower end of what is physically possible, where the phase effects
+the hosts' clocks leave are at full strength. The rows and their tolerances are those of the reproduction proper.
 
 """
 
@@ -73,7 +74,7 @@ gateway holds each packet it forwards into a SLIP line for a time drawn uniforml
 the line's packet time would make the gateway, not the line, the bottleneck, which the paper's
 full lines exclude. Both ends were chosen from this argument before either was run. Any jitter
 of a packet time or more makes a packet's arrival phase against the queue's departures uniform,
-so this condition has no phase effects at all; the exact one has them at full strength. The
+so this condition has no phase effects at all; the exact one has all those the hosts' clocks leave. The
 rows and their tolerances are those of the reproduction proper.
 
 """
@@ -131,3 +132,41 @@ class Exp3Jitter(JitterExperiment, Exp3):
     variant_of = "mankin-1990-exp3"
     title = Exp3.title + ", gateways with random processing times"
     notes = JITTER_NOTES + NOTES
+
+
+ONE_CLOCK_NOTES = """**One clock for every host** (the model used before the ninth session). The reproduction
+proper gives each host its own 4.3BSD clocks: a 500 ms slow timer, which counts round trips and
+expires retransmission timeouts, and a 200 ms fast timer, at whose next tick a delayed ACK goes,
+each at a phase drawn per connection (`tick_phase = "random"`, `delayed_ack_timer = "clocked"`).
+Here every host's slow timer ticks at the same multiples of 500 ms from time 0 and every segment is
+acknowledged at once (`--set flow.NAME.delayed_ack=false`, `flow.NAME.tick_phase=aligned`). The
+gateways' processing time and the rows are those of the reproduction proper.
+
+"""
+
+
+class OneClockExperiment(MankinExperiment):
+    """A Mankin experiment with one clock for every host's TCP timers and ACKs sent at once."""
+
+    own_clocks = False
+
+
+class Exp1OneClock(OneClockExperiment, Exp1):
+    id = "mankin-1990-exp1-one-clock"
+    variant_of = "mankin-1990-exp1"
+    title = Exp1.title + ", one clock for every host, ACKs at once"
+    notes = ONE_CLOCK_NOTES + NOTES
+
+
+class Exp2OneClock(OneClockExperiment, Exp2):
+    id = "mankin-1990-exp2-one-clock"
+    variant_of = "mankin-1990-exp2"
+    title = Exp2.title + ", one clock for every host, ACKs at once"
+    notes = ONE_CLOCK_NOTES + NOTES
+
+
+class Exp3OneClock(OneClockExperiment, Exp3):
+    id = "mankin-1990-exp3-one-clock"
+    variant_of = "mankin-1990-exp3"
+    title = Exp3.title + ", one clock for every host, ACKs at once"
+    notes = ONE_CLOCK_NOTES + NOTES

@@ -10,39 +10,36 @@ ZERO_WHY = (
     "emulated topology is wrong"
 )
 PHASE = (
-    "every SLIP line serves equal 554 B packets at the same rate and the gateways' processing (U[0, 2 ms] per "
-    "packet, a MicroVAX II forwarding it: under 1% of a 289 ms packet time) blurs little, so a connection's "
-    "ACK-clocked arrivals at a queue keep their phase against its departures (the phase effects of Floyd and "
-    "Jacobson, 1992): at GW1 an SR packet arrives about 22 ms after a departure (one 42 B ACK on a SLIP line), "
-    "an LR packet about 66 ms after (three), so SR takes each freed slot first. How much the phase decides "
-    "shows side by side: with no processing time at all (-exact) LR never finds Exp. II's GW3 queue full in "
-    "any seed, while with its packets 1 B longer (0.5 ms of service) it does 6-35% of the time (diagnostic "
-    "runs, not adopted); with up to one packet time per gateway (-jitter) no phase effect is left and drop-tail "
-    "treats the SR connections evenly (Jain 0.93-0.95), unlike the paper's testbed (0.79-0.88), which this "
-    "reproduction (0.69-0.74) and exact timing (0.71-0.78) resemble"
+    "who finds a full queue is a matter of timing. Every SLIP line serves equal 554 B packets every 289 ms; a "
+    "connection's arrivals are clocked by its ACKs, which cross one SLIP line back to an SR source at GW1 (42 B: "
+    "22 ms) or three to LR's (66 ms), after waiting for the receiving host's 200 ms delayed-ACK clock, U(0, 200 ms] "
+    "(4.3BSD's fast timer, each host at its own phase); the gateways add U[0, 2 ms] of processing. How much the "
+    "timing decides shows side by side (Exp. I, drop-tail, five seeds): with one clock for every host and every "
+    "segment ACKed at once (-one-clock, the model used before) two or three of the six SR connections lose nothing "
+    "in the whole run (Jain 0.68-0.70) and LR loses 5-20% of its packets; with up to one packet time of "
+    "processing at every gateway (-jitter) the SR connections are treated evenly (Jain 0.92-0.96) and LR loses "
+    "2-7%; this reproduction lies between (Jain 0.68-0.86, LR 1.5-8.5%), as the testbed does (Table 5: 0.79, "
+    "0.79, 0.88; LR 3.87% in Exp. I)"
 )
 LOCKOUT = (
-    "under drop-tail some connections never lose a packet while others time out again and again (our SR "
-    "connections too: Jain 0.69-0.74); which ones is set by the phase of their arrivals, and LR's is "
-    "unfavourable at GW1 (it arrives after SR has refilled the freed slot), so it loses more than SR in every "
-    "seed (5-20% of its packets in Exp. I, against SR's 2-3%). A diagnostic run (exact timing, not adopted) "
-    "with 116 ms of delay on LR's host link, which moves its arrivals before SR's, turns LR into a winner: no "
-    "drop-tail drop at all, 490 B/s, and then RDCR does raise its drops, as the paper found in Exp. I"
+    "under drop-tail the connections lose unevenly, and which ones lose is set by the timing of their arrivals; "
+    "LR's is unfavourable at GW1 in most seeds (Exp. I: 1.5-8.5% of its packets, against SR's 2.7-3.7%). A "
+    "diagnostic run (not adopted: it would be tuning) with 116 ms of delay on LR's host link, which moves its "
+    "arrivals, turns LR into a winner: 0-1.2% lost and 338-452 B/s under drop-tail, and then RDCR does raise its "
+    "drops (2.8-5.3%), as the paper found in Exp. I"
 )
 LR_DROP_WHY = (
     "the paper's LR percentages count a handful of drops among a few dozen packets (chance spread, a consistent row: two "
     "binomial standard errors of its own count). Beyond that: " + LOCKOUT + "; and " + PHASE
 )
 SR_DROP_WHY = (
-    "the SR group's drop rate is its drops over its arrivals, so it falls when some connections are locked in: "
-    "under drop-tail, with the gateways' processing under 2 ms (here and -exact), two or three of the six SR "
-    "connections at GW1 lose nothing in the 360 s (about 375 packets each, every seed of Exp. I) while the others "
-    "lose 6-9 of about 100 each, and the group loses 2.0-2.7% per seed, against 3.2-4.1% with RDCR, under which "
-    "every connection loses; with up to one packet time of processing (-jitter) no connection is locked in and the "
-    "drop-tail SR rates are 2.9-3.7% over the three experiments (this reproduction: 1.9-2.4%), near the paper's "
-    "2.3-3.5%. The paper's drop-tail SR fairness (0.79-0.88) says its connections were served unevenly, as the "
-    "lock-in does (Jain 0.69-0.74 here, 0.93-0.95 with the jitter): its drop rates lie nearer the jitter's, its "
-    "fairness nearer the lock-in's"
+    "the SR group's drop rate is its drops over its arrivals. Under drop-tail it is lower than with RDCR and "
+    "lower than the paper's 2.3-3.5% (1.9-3.7% per seed and gateway here, over the three experiments) because the connections "
+    "lose unevenly (in Exp. I some lose 0-4 packets in the run while others lose 7-8), and a connection that "
+    "loses seldom sends more, so the pooled rate leans towards the winners'; with one clock for every host (-one-clock) two or three "
+    "lose nothing at all and the rates fall to 1.7-2.7%, with up to one packet time of processing (-jitter) none "
+    "is spared and they rise to 2.5-4.3%. The paper's drop-tail SR fairness (0.79-0.88) says its connections "
+    "were served unevenly too (Jain 0.78-0.79 here on average, 0.94-0.96 with the jitter)"
 )
 OVERFLOW_WHY = (
     "counted as in the paper: LR arrivals that found 30 packets waiting; like Table 1, a few events "
@@ -62,25 +59,28 @@ DELAY_WHY_GW4 = (
     "lines and the LAN, moving SLIP characters by interrupt); our gateways' processing (under 2 ms a packet) "
     "leaves every line the bottleneck of its queue, so GW4 waits like GW1 and GW3. A diagnostic run (not adopted: "
     "the rate would come from these very rows) with GW4's line 17% slower, 1641 B/s, the ratio of the paper's "
-    "GW4 means to its GW1 and GW3 means, gives GW4 means of 8.81, 9.08, 8.58 and 9.13 s (the paper's 8.55, 9.48, "
-    "8.57, 8.80) and Exp. III 26 / 9 / 6 / 6 against 23 / 9 / 10 / 5 (match / consistent / same-trend / differs), "
-    "LR's GW1 waits moving off the paper's"
+    "GW4 means to its GW1 and GW3 means, gives GW4 means of 8.63, 9.10, 8.53 and 8.83 s (the paper's 8.55, 9.48, "
+    "8.57, 8.80) and Exp. III 28 / 7 / 5 / 7 against 26 / 13 / 3 / 5 (match / consistent / same-trend / differs), "
+    "LR's GW3 waits moving off the paper's"
 )
 DELAY_SD_WHY = (
-    "the spread of the waiting time is how far the queue drains between overflows, which the phase effects set, "
-    "so under drop-tail it moves with the processing time: the SR connections' spreads in Exp. III at GW1 and GW3 "
-    "are 0.55 and 0.71 s here, 1.28 and 0.96 s with no processing time (-exact), 1.23 and 1.31 s with up to one "
-    "packet time (-jitter), against the paper's 0.84 and 0.91; in Exp. I LR's is 0.85 s here, 0.74 exact, 1.27 "
-    "with the jitter, against 1.20. Under drop-tail in Exps. II and III LR passes only 5-10 packets in the 360 s "
-    "here (the paper's throughputs: 21 and 12), and the standard deviation of so few waits is itself uncertain by "
-    "a quarter or more. No qualitative claim of the paper rests on these spreads"
+    "the spread of the waiting time is how far the queue drains between overflows, which the timing of the "
+    "connections' losses sets, so under drop-tail it moves with the hosts' clocks and the processing time: the SR "
+    "connections' spreads in Exp. III at GW1 and GW3 are 1.02 and 1.16 s here, 0.98 and 1.19 s with no processing "
+    "time (-exact), 1.51 and 1.34 s with up to one packet time (-jitter), 0.55 and 0.71 s with one clock for every "
+    "host (-one-clock), against the paper's 0.84 and 0.91; in Exp. I LR's is 1.29 s here, 1.01 exact, 1.31 with "
+    "the jitter, 0.85 on one clock, against 1.20. Under drop-tail in Exps. II and III LR passes about 15 packets "
+    "in the 360 s (21 B/s here, the paper's 30 and 17), and the standard deviation of so few waits is itself "
+    "uncertain by a quarter or more. No qualitative claim of the paper rests on these spreads"
 )
 LR_THROUGHPUT_WHY = (
     "LR's throughput is a few dozen to a few hundred packets in 360 s (chance spread, a consistent row: 2/sqrt(count)). "
     "Each drop costs LR a retransmission timeout (srtt + 4 rttvar, about 10 s behind an 8 s queue, "
     "rounded to the 500 ms tick) and a slow start, so its throughput hangs on 4.3BSD's RTO "
-    "arithmetic, which the paper does not give; with RDCR on our LR gets an equal share (7 "
-    "connections, 1774 B/s of data); with it off, " + LOCKOUT + ". We count application bytes "
+    "arithmetic, which the paper does not give; with RDCR on our LR gets about an equal share in Exp. I (7 "
+    "connections, 1774 B/s of data: 228 B/s against the SR connections' 257); with it off, "
+    + LOCKOUT
+    + ". We count application bytes "
     "delivered inside the 360 s window; the paper does not say over which interval it averaged"
 )
 SR_THROUGHPUT_WHY = (
@@ -89,7 +89,7 @@ SR_THROUGHPUT_WHY = (
     "was lighter than 10 bits per byte or its averages cover different intervals (e.g. whole "
     "connection lifetimes, when other connections had finished); we count bytes delivered in the "
     "common 360 s window, where the SR connections share what LR leaves of 1774 B/s: where our LR "
-    "gets more than the paper's (Exp. I, RDCR on: 215 against 184 B/s), SR gets less"
+    "gets more than the paper's (Exp. I, RDCR on: 228 against 184 B/s), SR gets less"
 )
 JAIN_WHY = (
     "Jain's index over the SR connections' throughputs in the window (all SR connections of the experiment "
@@ -102,7 +102,7 @@ CLAIM_WHY = {
     "sr_dropped_less_on": (
         "with Random Drop the victim is drawn uniformly from the queue, so connections that queue "
         "alike are dropped alike: in Exp. I LR and an SR connection get similar throughputs "
-        "(215 and 257 B/s) and drop rates within noise of each other; the paper's gap (5.56% vs 3.72%) "
+        "(228 and 257 B/s) and drop rates within noise of each other; the paper's gap (5.56% vs 3.72%) "
         "is 7 drops among about 126 LR packets, itself within two binomial standard errors"
     ),
     "rdcr_vs_lr_drop": (
@@ -112,9 +112,13 @@ CLAIM_WHY = {
     "overflow_mechanism": (
         "the paper's explanation of the single- versus multi-bottleneck contrast: with one "
         "bottleneck LR seldom arrived at a full queue (3.17%); in our Exp. I it does so twice as "
-        "often as SR (6.7% vs 3.4%) because " + PHASE
+        "often as SR (6.5% vs 3.3%) because " + PHASE
     ),
-    "lr_delay_lower_on": "see the Table 3 rows (at Exp. III's GW4 LR passes only a few packets without RDCR)",
+    "lr_delay_lower_on": (
+        "see the Table 3 rows: at GW1 and GW3 our LR waits a little less with RDCR, as in the paper, but at Exp. "
+        "III's GW4 about as long either way (7.43 s on, 7.34 s off, about 15 packets off), where the paper's GW4 "
+        "waits (8.55 and 9.48 s) exceed what its stated line allows; " + DELAY_WHY_GW4
+    ),
     "lr_throughput": "see the Table 4 rows; " + LOCKOUT,
     "lr_throughput_up": "see the Table 4 rows",
     "sr_fairness_up": "the headline finding; see the Table 5 rows",
@@ -126,7 +130,10 @@ parameter and marks each [UNSPEC] choice): gateways in a chain joined by 19.2 kb
 40 B TCP/IP header, 2 B SLIP framing), 42 B ACKs, a 30-packet queue at every gateway output in both
 directions; hosts on their own 10 Mbit/s links; six SR connections per group and one LR connection,
 4.3BSD slow-start TCP with timeout recovery only (`cc = "slowstart"`), 8-packet window, 300 KB each,
-500 ms timer tick, 1 s minimum RTO. LR starts at 0 s, SR connection i at 5 s + U(3, 5) s x (i - 1).
+1 s minimum RTO, and each host's own 4.3BSD clocks at a phase of its own: a 500 ms slow timer (round
+trips counted in its ticks, timeouts expiring on them: `tick_phase = "random"`) and a 200 ms fast timer
+at whose next tick a delayed ACK goes (`delayed_ack_timer = "clocked"`; a second unacknowledged
+segment is acknowledged at once, but at 289 ms a segment the timer nearly always comes first). LR starts at 0 s, SR connection i at 5 s + U(3, 5) s x (i - 1).
 Everything is measured over [90 s, 450 s), the paper's 360 s, when every connection is still sending.
 
 **Conditions.** `random_drop` is "RDCR on": Random Drop on every SLIP queue (both directions); the
@@ -160,26 +167,24 @@ gets 2/sqrt(packets); SR throughput and mean delays 10%, delay standard deviatio
 with RDCR on (near 1, counting noise barely moves it) and 0.10 off (lock-out is a per-run accident).
 A zero the paper measured on ~20 packets (Exp. III LR at GW3 on, at GW4 off) can only match exactly.
 
-**Phase decides who loses.** Every SLIP line serves equal 554 B packets at the same rate, and the
-gateways' processing, U[0, 2 ms] per packet (a MicroVAX II forwarding an IP packet: a thousand to two
-thousand instructions at about 0.9 VAX MIPS, estimated before any run with it), is under 1% of a
-packet time: each connection's ACK-clocked arrivals keep their phase against a queue's departures
-(Floyd and Jacobson's phase effects). At
-GW1 an SR packet arrives about 22 ms after a departure (its ACK crossed one SLIP line, 42 B at
-1920 B/s), an LR packet about 66 ms after (three lines): SR takes each freed slot first, so LR
-arrives in overflow position twice as often as SR (Exp. I, RDCR on: 6.8% vs 3.4%) and loses 5-20% of
-its packets under drop-tail, against SR's 2-3%. Diagnostic runs with exact timing, not adopted (they
-would be tuning): with 116 ms of
-delay on LR's host link, which moves LR's arrivals ahead of SR's, Exp. I gives LR no drop-tail drop
-at all (490 B/s) and RDCR raises its drops (5-9%, overflow arrivals about 1%) -- the paper's
-single-bottleneck surprise; in Exp. II LR never finds GW3's queue full (every seed, both conditions),
-but does 6-35% of the time with its packets 1 B longer (0.5 ms of service). Side by side, the two
-physical ends: `-exact` (no processing time) and `-jitter` (up to one packet time at every gateway,
-which leaves no phase effect: drop-tail then treats the SR connections evenly, Jain 0.93-0.95 in the
-three experiments, unlike the testbed's Table 5: 0.79, 0.79, 0.88, which this reproduction,
-0.69-0.74, and exact timing, 0.71-0.78, resemble). The fairness finding (RDCR raises SR fairness)
-holds in all three conditions. The findings on LR that hang on one queue's phase (Exp. I's surprise,
-Table 2) are fragile, while SR fairness and the multi-bottleneck findings hold in every seed.
+**Timing decides who loses.** Every SLIP line serves equal 554 B packets every 289 ms, and each
+connection's arrivals are clocked by its ACKs, which wait U(0, 200 ms] for the receiving host's
+delayed-ACK clock and then cross one SLIP line (SR at GW1, 42 B: 22 ms) or three (LR: 66 ms); the
+gateways add U[0, 2 ms] of processing (a MicroVAX II forwarding an IP packet: a thousand to two
+thousand instructions at about 0.9 VAX MIPS, estimated before any run with it). Under drop-tail the
+connections lose unevenly (Exp. I: SR Jain 0.68-0.86 per seed, LR 1.5-8.5% of its packets against
+SR's 2.7-3.7%) and LR arrives in overflow position twice as often as SR with RDCR on (6.5% vs 3.3%).
+A diagnostic run, not adopted (it would be tuning): with 116 ms of delay on LR's host link, which
+moves LR's arrivals, Exp. I gives LR 0-1.2% drop-tail drops (338-452 B/s), and RDCR raises them to
+2.8-5.3%, the paper's single-bottleneck surprise. Side by side: `-one-clock`, the model used before
+(every host's slow timer on the same 500 ms ticks from time 0, every segment ACKed at once), where
+phase effects lock two or three of six SR connections out of loss entirely (Jain 0.69-0.74 in the
+three experiments); `-exact` (no processing time, 0.72-0.78); `-jitter` (up to one packet time at
+every gateway, which leaves no phase effect: 0.94-0.96). The testbed's Table 5 (0.79, 0.79, 0.88) is
+nearest this reproduction (0.78, 0.78, 0.79 on average; Exp. III's 0.88 just outside its tolerance). The fairness finding (RDCR raises SR
+fairness) holds in every condition. The findings on LR that hang on one queue's timing (Exp. I's
+surprise, Table 2) are fragile, while SR fairness and the multi-bottleneck findings hold in every
+seed.
 
 **Inconsistencies in the paper's numbers** (reported, not tuned away): its throughputs exceed what a
 1920 B/s line carries (Exp. I on: 1864 B/s of data, against 1774), while its Exp. III GW4 delays
