@@ -22,8 +22,12 @@
 //! segment from its own sending (`per_segment`; always for the generic estimator): see the
 //! sender.
 //!
-//! Deviations: 4.3BSD kept srtt and rttvar in scaled fixed point and 4.3BSD-Tahoe's timeout was
-//! srtt + 2 rttvar; we use floating point and srtt + 4 rttvar (4.3BSD-Reno, RFC 6298) throughout.
+//! The Jacobson timeout is srtt + k rttvar with k = `rto_k`: 4 by default (RFC 6298,
+//! 4.3BSD-Reno), 2 for Jacobson 1988 and 4.3BSD-Tahoe. Its samples come from every ACK of new
+//! data (`rtt_timing = "every_ack"`, RFC 6298) or from one segment timed at a time
+//! (`"one_at_a_time"`, BSD's `t_rtt`; see the sender).
+//!
+//! Deviation: 4.3BSD kept srtt and rttvar in scaled fixed point; we use floating point.
 
 use serde::Serialize;
 
@@ -38,8 +42,42 @@ pub enum Estimator {
     /// EWMA with this gain; timeout = beta * srtt; `per_packet`: a sample for every packet an
     /// ACK covers (see [`Samples`]).
     Generic { gain: f64, beta: f64, per_packet: bool },
-    /// srtt + 4 rttvar.
-    Jacobson,
+    /// srtt + k rttvar (RFC 6298: k = 4; 4.3BSD-Tahoe: 2); `one_at_a_time`: one segment timed
+    /// at a time (see [`Timing`]), else the segment each ACK of new data acknowledges first.
+    Jacobson {
+        #[serde(skip_serializing_if = "is_rfc6298_k")]
+        k: u8,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        one_at_a_time: bool,
+    },
+}
+
+/// RFC 6298's K, left out of a serialised configuration (so results written before the key
+/// existed read the same).
+fn is_rfc6298_k(k: &u8) -> bool {
+    *k == RFC6298_K
+}
+
+/// RFC 6298's K: the timeout is srtt + 4 rttvar.
+pub const RFC6298_K: u8 = 4;
+
+impl Estimator {
+    /// Jacobson/Karels as RFC 6298 has it: k = 4, every ACK of new data samples.
+    pub const JACOBSON: Estimator = Estimator::Jacobson { k: RFC6298_K, one_at_a_time: false };
+}
+
+choice_enum! {
+    /// The `rtt_timing` key of the Jacobson estimator: which segments give round-trip samples.
+    /// `every_ack`: the one each ACK of new data acknowledges first (RFC 6298 section 3; Karn's
+    /// rule skips a retransmitted one). `one_at_a_time`: BSD's `t_rtt`, one segment timed at a
+    /// time: a new segment sent while none is timed starts a timing, the ACK that covers it ends
+    /// it with a sample, and a retransmission cancels it (4.3BSD `tcp_output`, `tcp_input`,
+    /// `tcp_timers`), so about one sample per round trip.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Timing {
+        EveryAck = "every_ack",
+        OneAtATime = "one_at_a_time",
+    }
 }
 
 choice_enum! {
@@ -121,7 +159,7 @@ impl RtoParams {
     };
     /// Jacobson/Karels timeouts with Karn's backoff; exact timers, 200 ms floor (ns-2, Linux).
     pub const JACOBSON: RtoParams = RtoParams {
-        estimator: Estimator::Jacobson,
+        estimator: Estimator::JACOBSON,
         initial_rto_ns: 3 * S,
         after_syn_timeout_ns: None,
         min_rto_ns: 200 * MS,
@@ -134,7 +172,7 @@ impl RtoParams {
     /// Today's stacks: as [`RtoParams::JACOBSON`] with RFC 6298's initial timeout of 1 s (Linux's
     /// TCP_TIMEOUT_INIT) instead of RFC 1122's 3 s.
     pub const RFC6298: RtoParams = RtoParams {
-        estimator: Estimator::Jacobson,
+        estimator: Estimator::JACOBSON,
         initial_rto_ns: S,
         after_syn_timeout_ns: None,
         min_rto_ns: 200 * MS,
@@ -161,7 +199,23 @@ impl RtoParams {
                 )?;
                 Estimator::Generic { gain, beta, per_packet: samples == Samples::PerPacket }
             }
-            Estimator::Jacobson => Estimator::Jacobson,
+            Estimator::Jacobson { k, one_at_a_time } => {
+                let k: u32 = f.or(
+                    "rto_k",
+                    k as u32,
+                    "the timeout is srtt + rto_k x rttvar (RFC 6298 and 4.3BSD-Reno: 4; Jacobson 1988 and \
+                     4.3BSD-Tahoe: 2)",
+                )?;
+                f.ensure((1..=16).contains(&k), "rto_k", "must be a whole number from 1 to 16")?;
+                let timing = f.choice(
+                    "rtt_timing",
+                    if one_at_a_time { Timing::OneAtATime } else { Timing::EveryAck },
+                    "which segments give round-trip samples: every_ack, the one each ACK of new data acknowledges \
+                     first (RFC 6298); one_at_a_time, one segment timed at a time, as BSD's t_rtt (a new segment \
+                     sent while none is timed is timed until the ACK that covers it; a retransmission cancels it)",
+                )?;
+                Estimator::Jacobson { k: k as u8, one_at_a_time: timing == Timing::OneAtATime }
+            }
         };
         let initial: Duration = f.or(
             "initial_rto",
@@ -226,6 +280,11 @@ impl RtoParams {
         matches!(self.estimator, Estimator::Generic { .. })
     }
 
+    /// Whether one segment is timed at a time (`rtt_timing = "one_at_a_time"`).
+    pub fn times_one_at_a_time(&self) -> bool {
+        matches!(self.estimator, Estimator::Jacobson { one_at_a_time: true, .. })
+    }
+
     /// Whether an ACK samples every packet it covers (`samples = "per_packet"`).
     pub fn samples_every_packet(&self) -> bool {
         matches!(self.estimator, Estimator::Generic { per_packet: true, .. })
@@ -249,9 +308,9 @@ impl MeanDev {
             *self = MeanDev { srtt: r, rttvar: r / 2.0, valid: true };
         }
     }
-    /// srtt + 4 rttvar, ns.
-    pub fn timeout(&self) -> f64 {
-        self.srtt + 4.0 * self.rttvar
+    /// srtt + k rttvar, ns.
+    pub fn timeout(&self, k: f64) -> f64 {
+        self.srtt + k * self.rttvar
     }
 }
 
@@ -304,7 +363,7 @@ impl RttEstimator {
                     self.md = MeanDev { srtt: r, rttvar: 0.0, valid: true };
                 }
             }
-            Estimator::Jacobson => self.md.update(r),
+            Estimator::Jacobson { .. } => self.md.update(r),
         }
     }
 
@@ -328,7 +387,7 @@ impl RttEstimator {
         } else {
             match self.p.estimator {
                 Estimator::Generic { beta, .. } => beta * self.md.srtt,
-                Estimator::Jacobson => self.md.timeout(),
+                Estimator::Jacobson { k, .. } => self.md.timeout(k as f64),
             }
         };
         SimDuration((raw.round() as u64).clamp(self.p.min_rto_ns, self.p.max_rto_ns))
@@ -434,6 +493,23 @@ mod tests {
         assert_eq!(z.rto(), SimDuration(S));
         assert_eq!(z.deadline(SimTime(1200 * MS), 0), SimTime(2 * S));
         assert_eq!(z.deadline(SimTime(1000 * MS), 0), SimTime(2 * S));
+    }
+
+    #[test]
+    fn tahoe_k_of_2_first_retransmits_at_twice_the_round_trip() {
+        // 4.3BSD-Tahoe: srtt = R, rttvar = R / 2 after the first sample, timeout srtt + 2 rttvar
+        // = 2R (its tcp_input's "first retransmit happens at 2*rtt"); RFC 6298's k = 4 gives 3R.
+        let tahoe = RtoParams {
+            estimator: Estimator::Jacobson { k: 2, one_at_a_time: true },
+            min_rto_ns: 0,
+            ..RtoParams::JACOBSON
+        };
+        let mut e = RttEstimator::new(tahoe);
+        e.sample(SimTime(0), SimTime(100 * MS));
+        assert_eq!(e.rto(), SimDuration(200 * MS));
+        let mut rfc = RttEstimator::new(RtoParams { min_rto_ns: 0, ..RtoParams::JACOBSON });
+        rfc.sample(SimTime(0), SimTime(100 * MS));
+        assert_eq!(rfc.rto(), SimDuration(300 * MS));
     }
 
     #[test]

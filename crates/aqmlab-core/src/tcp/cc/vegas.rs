@@ -138,7 +138,7 @@ impl Vegas {
     /// The fine-grained timeout, ns (infinite before the first sample).
     pub fn fine_timeout(&self) -> f64 {
         if self.fine.valid {
-            self.fine.timeout() * self.fine_scale
+            self.fine.timeout(4.0) * self.fine_scale
         } else {
             f64::INFINITY
         }

@@ -101,7 +101,18 @@ impl Sender {
             };
             let flight = self.segs_in(self.snd_una, self.snd_max);
             let acked = self.segs_in(self.snd_una, ack);
-            let rtt = if self.rtt.params().samples_every_packet() {
+            let rtt = if self.rtt.params().times_one_at_a_time() {
+                // BSD's t_rtt: a sample only from the ACK that covers the timed segment.
+                let timed = self.segs.iter().take(acked as usize).find(|s| s.timed).map(|s| s.first_sent);
+                let rtt = timed.map(|t| {
+                    self.timing = false;
+                    self.rtt.sample(t, now);
+                    self.shift = 0;
+                    now - t
+                });
+                out.rtt_samples.extend(rtt);
+                rtt
+            } else if self.rtt.params().samples_every_packet() {
                 // The generic estimator's `samples = "per_packet"`: every packet this ACK covers,
                 // in order, each from its first sending.
                 for i in 0..acked as usize {

@@ -53,6 +53,8 @@ struct Seg {
     sacked: bool,
     /// Retransmitted since the last timeout (read with `retransmit_once`).
     rxt: bool,
+    /// The segment being timed (`rtt_timing = "one_at_a_time"`).
+    timed: bool,
 }
 
 // A segment record grown back past 24 bytes would cost S4's loop at 100,000 flows again (its
@@ -131,6 +133,8 @@ pub struct Sender {
     pacer: Option<Box<Pacer>>,
     /// SACK loss recovery (`sack = true`).
     sack: bool,
+    /// A segment is being timed (`rtt_timing = "one_at_a_time"`; it carries `Seg::timed`).
+    timing: bool,
     /// RFC 3042: the first two duplicate ACKs each let one new segment beyond the window.
     limited_transmit: bool,
     /// RFC 6937: SACK recovery sends by proportional rate reduction.
@@ -197,6 +201,7 @@ impl Sender {
             pacer: (c.pacing || c.cc.info().paces)
                 .then(|| Box::new(Pacer { next_send: SimTime::ZERO, timer: LazyTimer::new(Timer::Pace) })),
             sack: c.sack,
+            timing: false,
             limited_transmit: c.limited_transmit,
             prr: c.prr,
             partial_ack_retransmit: c.partial_ack_retransmit,

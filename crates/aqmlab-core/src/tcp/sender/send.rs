@@ -136,6 +136,11 @@ impl Sender {
             first_sent_time: d.first_sent_time,
         };
         let app_ts = if retx {
+            if self.timing {
+                // A retransmission ends BSD's timing (Karn): the timed segment gives no sample.
+                self.timing = false;
+                self.segs.iter_mut().for_each(|s| s.timed = false);
+            }
             let s = &mut self.segs[idx];
             s.sends += 1;
             s.rxt = true;
@@ -150,7 +155,9 @@ impl Sender {
         } else {
             debug_assert_eq!((seq, idx), (self.snd_max, self.segs.len()));
             let app_ts = self.source.as_mut().map_or(SimTime::ZERO, |s| s.take(now));
-            self.segs.push_back(Seg { first_sent: now, last_sent: now, sends: 1, sacked: false, rxt: false });
+            let timed = !self.timing && self.rtt.params().times_one_at_a_time();
+            self.timing |= timed;
+            self.segs.push_back(Seg { first_sent: now, last_sent: now, sends: 1, sacked: false, rxt: false, timed });
             if let Some(x) = self.extras.as_deref_mut() {
                 x.push_back(SegExtra { snap: snap(), app_ts, deadline: SimTime::ZERO });
             }

@@ -240,6 +240,28 @@ mod tests {
     }
 
     #[test]
+    fn bsd_timing_samples_one_segment_per_round_trip_and_none_across_a_retransmission() {
+        // 4.3BSD's t_rtt: with a window of 8 over a 100 ms round trip, the segment timed is
+        // acknowledged a round trip after it left, and the next one timed leaves at that ACK,
+        // so there is one sample per round trip; every_ack takes one per ACK of new data.
+        let run = |timing: &str| {
+            let c = common(&format!("cc = \"slowstart\"\nmax_window = 8\nrtt_timing = \"{timing}\""));
+            let mut b = Bench::new(&c, None, GBPS, 50 * MS);
+            b.drop = drop_once(100);
+            b.run_until(4000 * MS);
+            b
+        };
+        let (every, one) = (run("every_ack"), run("one_at_a_time"));
+        assert!(every.timeouts.len() == 1 && one.timeouts.len() == 1, "the drop costs a timeout");
+        let round_trips = (4000 * MS - one.timeouts[0] + one.sends_of(100 * SEG)[0]) / RTT;
+        assert!(one.rtts.len() as u64 <= round_trips + 1, "{} samples, {round_trips} round trips", one.rtts.len());
+        assert!(one.rtts.len() as u64 >= round_trips - 8, "{} samples, {round_trips} round trips", one.rtts.len());
+        assert!(every.rtts.len() > 6 * one.rtts.len(), "{} against {}", every.rtts.len(), one.rtts.len());
+        // Karn: the timing in flight at the loss gives no sample; every sample is one round trip.
+        assert!(one.rtts.iter().all(|&r| r.abs_diff(RTT) < MS), "{:?}", one.rtts);
+    }
+
+    #[test]
     fn generic_times_each_packet_alone_and_never_goes_back() {
         // 10 Mbps: a window of 5 leaves over 3.2 ms, so the packets' timers differ.
         let mut b = Bench::new(&common("cc = \"generic\"\nmax_window = 5"), None, 10_000_000, 50 * MS);
