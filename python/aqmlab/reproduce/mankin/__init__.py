@@ -16,14 +16,17 @@ from aqmlab.reproduce.mankin.experiments import (
     Exp1Exact,
     Exp1Jitter,
     Exp1OneClock,
+    Exp1Rfc6298Timers,
     Exp2,
     Exp2Exact,
     Exp2Jitter,
     Exp2OneClock,
+    Exp2Rfc6298Timers,
     Exp3,
     Exp3Exact,
     Exp3Jitter,
     Exp3OneClock,
+    Exp3Rfc6298Timers,
 )
 
 EXPERIMENTS = [
@@ -39,5 +42,8 @@ EXPERIMENTS = [
     Exp1OneClock(),
     Exp2OneClock(),
     Exp3OneClock(),
+    Exp1Rfc6298Timers(),
+    Exp2Rfc6298Timers(),
+    Exp3Rfc6298Timers(),
     Across(),
 ]

@@ -155,9 +155,13 @@ class MankinExperiment(Experiment):
     #: PROCESSING_JITTER_MS); 0 for exact timing.
     processing_jitter_ms: float = 0.0
     #: Every host keeps its own 4.3BSD clocks, as the scenario files state: a 500 ms slow timer
-    #: and a 200 ms delayed-ACK clock at phases of its own. False gives the model used before
-    #: (side by side as `-one-clock`): one clock for every host's timers, every segment ACKed at once.
+    #: and a 200 ms delayed-ACK clock at phases of its own. False: one clock for every host's
+    #: timers and every segment ACKed at once (the model used before: `-one-clock`).
     own_clocks: bool = True
+    #: The hosts' retransmission timers are 4.3BSD-Tahoe's, as the scenario files state: one
+    #: segment timed at a time, timeout srtt + 2 rttvar. False: RFC 6298's (a sample from every
+    #: ACK, srtt + 4 rttvar), side by side as `-rfc6298-timers` and in `-one-clock`.
+    tahoe_timers: bool = True
 
     def flow_names(self) -> list[str]:
         """The connections of the scenario file (every one is named: no templates)."""
@@ -169,13 +173,16 @@ class MankinExperiment(Experiment):
             if self.processing_jitter_ms > 0
             else {}
         )
-        one_clock = {}
-        if not self.own_clocks:
-            for name in self.flow_names():
-                one_clock[f"flow.{name}.delayed_ack"] = "false"
-                one_clock[f"flow.{name}.tick_phase"] = "aligned"
+        hosts = {}
+        for name in self.flow_names():
+            if not self.own_clocks:
+                hosts[f"flow.{name}.delayed_ack"] = "false"
+                hosts[f"flow.{name}.tick_phase"] = "aligned"
+            if not self.tahoe_timers:
+                hosts[f"flow.{name}.rtt_timing"] = "every_ack"
+                hosts[f"flow.{name}.rto_k"] = "4"
         return [
-            Condition(c, {**{f"link.{link}.queue": QUEUE[c] for link in self.slip_links}, **jitter, **one_clock})
+            Condition(c, {**{f"link.{link}.queue": QUEUE[c] for link in self.slip_links}, **jitter, **hosts})
             for c, _ in CONDITIONS
         ]
 

@@ -1,6 +1,6 @@
 """Mankin 1990's three experiments (one, two and three bottlenecks), each also at the two physical
-ends of the gateways' processing time, none (-exact) and up to one SLIP packet time (-jitter), and
-with the hosts' TCP timers on one shared clock (-one-clock), the model used before."""
+ends of the gateways' processing time, none (-exact) and up to one SLIP packet time (-jitter), with
+RFC 6298's retransmission timers (-rfc6298-timers), and as modelled before (-one-clock)."""
 
 from __future__ import annotations
 
@@ -134,39 +134,78 @@ class Exp3Jitter(JitterExperiment, Exp3):
     notes = JITTER_NOTES + NOTES
 
 
-ONE_CLOCK_NOTES = """**One clock for every host** (the model used before the ninth session). The reproduction
-proper gives each host its own 4.3BSD clocks: a 500 ms slow timer, which counts round trips and
-expires retransmission timeouts, and a 200 ms fast timer, at whose next tick a delayed ACK goes,
-each at a phase drawn per connection (`tick_phase = "random"`, `delayed_ack_timer = "clocked"`).
-Here every host's slow timer ticks at the same multiples of 500 ms from time 0 and every segment is
-acknowledged at once (`--set flow.NAME.delayed_ack=false`, `flow.NAME.tick_phase=aligned`). The
-gateways' processing time and the rows are those of the reproduction proper.
+ONE_CLOCK_NOTES = """**The model used before the ninth session.** The reproduction proper gives each host its own
+4.3BSD clocks and 4.3BSD-Tahoe's retransmission timer: a 500 ms slow timer, which counts round
+trips and expires timeouts, and a 200 ms fast timer, at whose next tick a delayed ACK goes, each at
+a phase drawn per connection (`tick_phase = "random"`, `delayed_ack_timer = "clocked"`); one segment
+timed at a time (`rtt_timing = "one_at_a_time"`) and a timeout of srtt + 2 rttvar (`rto_k = 2`).
+Here every host's slow timer ticks at the same multiples of 500 ms from time 0, every segment is
+acknowledged at once, every ACK of new data gives a sample and the timeout is srtt + 4 rttvar
+(RFC 6298). The gateways' processing time and the rows are those of the reproduction proper.
+
+"""
+
+RFC6298_NOTES = """**RFC 6298's timers on the hosts' own clocks.** The reproduction proper gives the hosts
+4.3BSD-Tahoe's retransmission timer: one segment timed at a time (`rtt_timing = "one_at_a_time"`,
+BSD's t_rtt) and a timeout of srtt + 2 rttvar (`rto_k = 2`, 4.3BSD-Tahoe and Jacobson's 1988 code;
+the paper's TCP has slow start but no fast retransmit, so it predates 4.3BSD-Reno's srtt + 4
+rttvar). Here every ACK of new data gives a sample and the timeout is srtt + 4 rttvar (RFC 6298);
+the hosts keep their own clocks, and the processing time and the rows are those of the
+reproduction proper.
 
 """
 
 
 class OneClockExperiment(MankinExperiment):
-    """A Mankin experiment with one clock for every host's TCP timers and ACKs sent at once."""
+    """A Mankin experiment as modelled before: one clock for every host, ACKs at once, RFC 6298's timers."""
 
     own_clocks = False
+    tahoe_timers = False
+
+
+class Rfc6298TimersExperiment(MankinExperiment):
+    """A Mankin experiment with RFC 6298's retransmission timers on the hosts' own clocks."""
+
+    tahoe_timers = False
 
 
 class Exp1OneClock(OneClockExperiment, Exp1):
     id = "mankin-1990-exp1-one-clock"
     variant_of = "mankin-1990-exp1"
-    title = Exp1.title + ", one clock for every host, ACKs at once"
+    title = Exp1.title + ", as modelled before: one clock for every host"
     notes = ONE_CLOCK_NOTES + NOTES
 
 
 class Exp2OneClock(OneClockExperiment, Exp2):
     id = "mankin-1990-exp2-one-clock"
     variant_of = "mankin-1990-exp2"
-    title = Exp2.title + ", one clock for every host, ACKs at once"
+    title = Exp2.title + ", as modelled before: one clock for every host"
     notes = ONE_CLOCK_NOTES + NOTES
 
 
 class Exp3OneClock(OneClockExperiment, Exp3):
     id = "mankin-1990-exp3-one-clock"
     variant_of = "mankin-1990-exp3"
-    title = Exp3.title + ", one clock for every host, ACKs at once"
+    title = Exp3.title + ", as modelled before: one clock for every host"
     notes = ONE_CLOCK_NOTES + NOTES
+
+
+class Exp1Rfc6298Timers(Rfc6298TimersExperiment, Exp1):
+    id = "mankin-1990-exp1-rfc6298-timers"
+    variant_of = "mankin-1990-exp1"
+    title = Exp1.title + ", RFC 6298's retransmission timers"
+    notes = RFC6298_NOTES + NOTES
+
+
+class Exp2Rfc6298Timers(Rfc6298TimersExperiment, Exp2):
+    id = "mankin-1990-exp2-rfc6298-timers"
+    variant_of = "mankin-1990-exp2"
+    title = Exp2.title + ", RFC 6298's retransmission timers"
+    notes = RFC6298_NOTES + NOTES
+
+
+class Exp3Rfc6298Timers(Rfc6298TimersExperiment, Exp3):
+    id = "mankin-1990-exp3-rfc6298-timers"
+    variant_of = "mankin-1990-exp3"
+    title = Exp3.title + ", RFC 6298's retransmission timers"
+    notes = RFC6298_NOTES + NOTES
