@@ -189,7 +189,10 @@ computes its 74%)."""
             "parameter we tried brings it back (checked, 3 seeds each, UDP on R2-R3): w_q 0.02 570, max_p 0.02 "
             "618, wait off 649, gentle 618, no count reset on a match 599, candidates without replacement 615 kbps; "
             "Tahoe, ns-2's default agent, 544 (5 seeds); the drop bit of Sec. II-A 594 "
-            "(choke-2000-table1-dropbit)"
+            "(choke-2000-table1-dropbit); TCP timers near ns-2's of 1998 (one segment timed at a time, a 100 ms "
+            "tick; ns-2 rounds its samples to the tick rather than counting tick boundaries) 668, with R3-R4 "
+            "unchanged (282) and Fig. 5 too (174 and 17 kbps at 3 and 10 Mbps; 8 and 5 seeds): part of the "
+            "gap at most"
         )
         tcp_why = (
             "follows from the UDP rows: the links are full (the paper's sums are 1999.85 and 999.91 kbps), so the "
