@@ -116,6 +116,7 @@ impl Params {
             initial_ssthresh: self.initial_ssthresh,
             dupack_threshold: self.dupack_threshold,
             rto: self.rto,
+            half_window_on_timeout: false,
         }
     }
 }

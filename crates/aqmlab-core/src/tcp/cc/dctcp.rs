@@ -111,6 +111,7 @@ impl Dctcp {
             initial_ssthresh: p.initial_ssthresh,
             dupack_threshold: p.dupack_threshold,
             rto: p.rto,
+            half_window_on_timeout: false,
         };
         Dctcp {
             lb: LossBased::new(&base, max_window),

@@ -71,6 +71,7 @@ impl Params {
             initial_ssthresh: self.initial_ssthresh,
             dupack_threshold: self.dupack_threshold,
             rto: self.rto,
+            half_window_on_timeout: false,
         }
     }
 }

@@ -7,7 +7,10 @@
 //!   window doubles every round trip), by 1/cwnd above it (congestion avoidance: about one
 //!   packet per round trip);
 //! - a retransmission timeout sets `ssthresh` to half the data outstanding (at least 2
-//!   packets), the window to 1 packet, and resends from the first unacknowledged byte.
+//!   packets; RFC 5681's FlightSize / 2), or with `timeout_ssthresh = "half_window"` to half of
+//!   the smaller of the congestion and receiver windows, truncated to whole packets, at least 2
+//!   (4.3BSD-Tahoe's `tcp_timers`: a second timeout in a row leaves 2), the window to 1 packet,
+//!   and resends from the first unacknowledged byte.
 //!
 //! Duplicate ACKs are ignored.
 //!
@@ -22,7 +25,7 @@ use serde::Serialize;
 
 use crate::tcp::EcnUse;
 use super::{half_flight, AckInfo, CcInfo, CcParams, CongestionControl, Reaction, TimeoutInfo};
-use crate::conf::{Fields, Result};
+use crate::conf::{choice_enum, Fields, Result};
 use crate::tcp::rtt::RtoParams;
 
 pub const INFO: CcInfo = CcInfo {
@@ -44,6 +47,18 @@ pub struct Params {
     /// Duplicate ACKs that trigger fast retransmit; 0 for none.
     pub dupack_threshold: u32,
     pub rto: RtoParams,
+    /// A timeout's threshold is half the window, not half the flight (`timeout_ssthresh`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub half_window_on_timeout: bool,
+}
+
+choice_enum! {
+    /// The `timeout_ssthresh` key: the slow-start threshold a retransmission timeout leaves.
+    #[derive(Clone, Copy, PartialEq)]
+    enum TimeoutThreshold {
+        HalfFlight = "half_flight",
+        HalfWindow = "half_window",
+    }
 }
 
 impl Params {
@@ -75,8 +90,21 @@ impl Params {
         } else {
             0
         };
+        let threshold = f.choice(
+            "timeout_ssthresh",
+            TimeoutThreshold::HalfFlight,
+            "the slow-start threshold after a retransmission timeout: half_flight, half the data outstanding \
+             (RFC 5681); half_window, half the smaller of the congestion and receiver windows in whole \
+             packets (4.3BSD-Tahoe's tcp_timers); at least 2 packets either way",
+        )?;
         let rto = RtoParams::read(f, rto)?;
-        Ok(Params { initial_cwnd, initial_ssthresh, dupack_threshold, rto })
+        Ok(Params {
+            initial_cwnd,
+            initial_ssthresh,
+            dupack_threshold,
+            rto,
+            half_window_on_timeout: threshold == TimeoutThreshold::HalfWindow,
+        })
     }
 }
 
@@ -106,9 +134,14 @@ impl Window {
         self.cwnd = self.cwnd.min(self.max);
     }
 
-    /// A retransmission timeout: threshold to half the flight, window to one packet.
-    pub fn timeout(&mut self, flight: u32) {
-        self.ssthresh = half_flight(flight);
+    /// A retransmission timeout: threshold to half the flight (or with `half_window`, half the
+    /// window in whole packets), window to one packet.
+    pub fn timeout(&mut self, flight: u32, half_window: bool) {
+        self.ssthresh = if half_window {
+            (self.cwnd.min(self.max) / 2.0).floor().max(2.0)
+        } else {
+            half_flight(flight)
+        };
         self.cwnd = 1.0;
     }
 }
@@ -136,6 +169,8 @@ pub trait FastRecovery {
 pub struct LossBased<R> {
     pub w: Window,
     threshold: u32,
+    /// A timeout halves the window, not the flight (4.3BSD-Tahoe; in the padding beside the flags).
+    half_window_on_timeout: bool,
     in_recovery: bool,
     /// Highest byte sent + 1 at the last loss reaction.
     recover: u64,
@@ -153,6 +188,7 @@ impl<R: FastRecovery> LossBased<R> {
         LossBased {
             w: Window::new(p, max_window),
             threshold: p.dupack_threshold,
+            half_window_on_timeout: p.half_window_on_timeout,
             in_recovery: false,
             recover: 0,
             guard: false,
@@ -215,7 +251,7 @@ impl<R: FastRecovery> CongestionControl for LossBased<R> {
     }
 
     fn on_timeout(&mut self, t: &TimeoutInfo) {
-        self.w.timeout(t.flight);
+        self.w.timeout(t.flight, self.half_window_on_timeout);
         self.in_recovery = false;
         self.recover = t.snd_max;
         self.guard = true;
@@ -243,7 +279,13 @@ mod tests {
     use super::*;
 
     fn params() -> Params {
-        Params { initial_cwnd: 1.0, initial_ssthresh: None, dupack_threshold: 0, rto: RtoParams::JACOBSON }
+        Params {
+            initial_cwnd: 1.0,
+            initial_ssthresh: None,
+            dupack_threshold: 0,
+            rto: RtoParams::JACOBSON,
+            half_window_on_timeout: false,
+        }
     }
 
     #[test]
@@ -276,6 +318,34 @@ mod tests {
         assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 10.0));
         c.on_timeout(&TimeoutInfo { flight: 1, ..Default::default() });
         assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 2.0));
+    }
+
+    #[test]
+    fn tahoe_halves_the_window_on_a_timeout_so_a_second_one_leaves_two() {
+        // 4.3BSD-Tahoe's tcp_timers: ssthresh = min(snd_wnd, snd_cwnd) / 2 in whole segments, at
+        // least 2. After a first timeout the window is 1, so a second before any growth leaves 2,
+        // where RFC 5681's half the flight (8 still outstanding) leaves 4.
+        let bsd = Params { half_window_on_timeout: true, ..params() };
+        let mut c = SlowStart::new(&bsd, 8);
+        for _ in 0..20 {
+            c.on_ack(&AckInfo::default());
+        }
+        assert_eq!(c.cwnd(), 8.0, "capped at the receiver window");
+        c.on_timeout(&TimeoutInfo { flight: 8, ..Default::default() });
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 4.0));
+        c.on_timeout(&TimeoutInfo { flight: 8, ..Default::default() });
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 2.0));
+        let mut rfc = SlowStart::new(&params(), 8);
+        for _ in 0..20 {
+            rfc.on_ack(&AckInfo::default());
+        }
+        rfc.on_timeout(&TimeoutInfo { flight: 8, ..Default::default() });
+        rfc.on_timeout(&TimeoutInfo { flight: 8, ..Default::default() });
+        assert_eq!(rfc.ssthresh(), 4.0);
+        // A window of 5.7 packets in congestion avoidance truncates to 2.
+        let mut w = Window { cwnd: 5.7, ssthresh: 3.0, max: 8.0 };
+        w.timeout(6, true);
+        assert_eq!(w.ssthresh, 2.0);
     }
 
     #[test]

@@ -56,7 +56,7 @@ mod tests {
     #[test]
     fn third_dup_ack_goes_back_to_one_packet_once() {
         let p =
-            Params { initial_cwnd: 16.0, initial_ssthresh: Some(8.0), dupack_threshold: 3, rto: RtoParams::JACOBSON };
+            Params { initial_cwnd: 16.0, initial_ssthresh: Some(8.0), dupack_threshold: 3, rto: RtoParams::JACOBSON, half_window_on_timeout: false };
         let mut c = Tahoe::new(&p, 100);
         let dup = |n| AckInfo { dupacks: n, flight: 16, snd_max: 16000, ack: 1000, ..Default::default() };
         assert_eq!(c.on_dup_ack(&dup(1)), Reaction::NONE);
