@@ -178,6 +178,7 @@ class MankinExperiment(Experiment):
             if not self.own_clocks:
                 hosts[f"flow.{name}.delayed_ack"] = "false"
                 hosts[f"flow.{name}.tick_phase"] = "aligned"
+                hosts[f"flow.{name}.timeout_ssthresh"] = "half_flight"
             if not self.tahoe_timers:
                 hosts[f"flow.{name}.rtt_timing"] = "every_ack"
                 hosts[f"flow.{name}.rto_k"] = "4"

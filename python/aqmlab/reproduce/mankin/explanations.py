@@ -26,7 +26,7 @@ LOCKOUT = (
     "LR's is unfavourable at GW1 in every seed (Exp. I: 4.2-7.4% of its packets, against SR's 2.7-3.2%). A "
     "diagnostic run (not adopted: it would be tuning) with 116 ms of delay on LR's host link, which moves its "
     "arrivals, turns LR into a winner: 0.3-1.1% lost and 385-459 B/s under drop-tail, and then RDCR does raise "
-    "its drops (2.9-5.7%), as the paper found in Exp. I"
+    "its drops (2.9-8.2%), as the paper found in Exp. I"
 )
 LR_DROP_WHY = (
     "the paper's LR percentages count a handful of drops among a few dozen packets (chance spread, a consistent row: two "
@@ -59,8 +59,8 @@ DELAY_WHY_GW4 = (
     "lines and the LAN, moving SLIP characters by interrupt); our gateways' processing (under 2 ms a packet) "
     "leaves every line the bottleneck of its queue, so GW4 waits like GW1 and GW3. A diagnostic run (not adopted: "
     "the rate would come from these very rows) with GW4's line 17% slower, 1641 B/s, the ratio of the paper's "
-    "GW4 means to its GW1 and GW3 means, gives GW4 means of 8.76, 8.72, 8.48 and 8.57 s (the paper's 8.55, 9.48, "
-    "8.57, 8.80) and Exp. III 23 / 12 / 2 / 10 against 19 / 10 / 1 / 17 (match / consistent / same-trend / "
+    "GW4 means to its GW1 and GW3 means, gives GW4 means of 8.84, 8.72, 8.59 and 8.57 s (the paper's 8.55, 9.48, "
+    "8.57, 8.80) and Exp. III 21 / 14 / 2 / 10 against 20 / 10 / 2 / 15 (match / consistent / same-trend / "
     "differs), LR's GW1 and GW3 waits moving off the paper's"
 )
 DELAY_SD_WHY = (
@@ -78,7 +78,7 @@ LR_THROUGHPUT_WHY = (
     "Each drop costs LR a retransmission timeout (4.3BSD-Tahoe's srtt + 2 rttvar, about 10 s behind an 8 s "
     "queue, on the host's 500 ms ticks) and a slow start, so its throughput hangs on the hosts' RTO "
     "arithmetic, which the paper does not give; with RDCR on our LR gets about an equal share in Exp. I (7 "
-    "connections, 1774 B/s of data: 238 B/s against the SR connections' 256); with it off, "
+    "connections, 1774 B/s of data: 230 B/s against the SR connections' 257); with it off, "
     + LOCKOUT
     + ". We count application bytes "
     "delivered inside the 360 s window; the paper does not say over which interval it averaged"
@@ -89,7 +89,7 @@ SR_THROUGHPUT_WHY = (
     "was lighter than 10 bits per byte or its averages cover different intervals (e.g. whole "
     "connection lifetimes, when other connections had finished); we count bytes delivered in the "
     "common 360 s window, where the SR connections share what LR leaves of 1774 B/s: where our LR "
-    "gets more than the paper's (Exp. I, RDCR on: 238 against 184 B/s), SR gets less"
+    "gets more than the paper's (Exp. I, RDCR on: 230 against 184 B/s), SR gets less"
 )
 JAIN_WHY = (
     "Jain's index over the SR connections' throughputs in the window (all SR connections of the experiment "
@@ -102,7 +102,7 @@ CLAIM_WHY = {
     "sr_dropped_less_on": (
         "with Random Drop the victim is drawn uniformly from the queue, so connections that queue "
         "alike are dropped alike: in Exp. I LR and an SR connection get similar throughputs "
-        "(238 and 256 B/s) and drop rates within noise of each other; the paper's gap (5.56% vs 3.72%) "
+        "(230 and 257 B/s) and drop rates within noise of each other; the paper's gap (5.56% vs 3.72%) "
         "is 7 drops among about 126 LR packets, itself within two binomial standard errors"
     ),
     "rdcr_vs_lr_drop": (
@@ -112,12 +112,12 @@ CLAIM_WHY = {
     "overflow_mechanism": (
         "the paper's explanation of the single- versus multi-bottleneck contrast: with one "
         "bottleneck LR seldom arrived at a full queue (3.17%); in our Exp. I it does so more often "
-        "than SR (4.4% vs 3.8%) because " + PHASE
+        "than SR (4.4% vs 3.9%) because " + PHASE
     ),
     "lr_delay_lower_on": (
-        "see the Table 3 rows: in Exps. I and II our LR waits less at GW1 with RDCR, as in the paper (7.06 against "
-        "7.30 s, 7.21 against 7.45), but in Exp. III 0.2-0.3 s longer at each gateway (7.32, 7.48 and 7.45 s "
-        "against 7.06, 7.28 and 7.15), differences inside the 95% intervals of the five seeds' means; and the "
+        "see the Table 3 rows: in Exps. I and II our LR waits less at GW1 with RDCR, as in the paper (7.10 against "
+        "7.30 s, 7.15 against 7.62), but in Exp. III 0.1-0.4 s longer at each gateway (7.44, 7.39 and 7.23 s "
+        "against 7.06, 7.28 and 7.15), where the two means' 95% intervals overlap (five seeds); and the "
         "paper's GW4 waits (8.55 and 9.48 s) exceed what its stated line allows: " + DELAY_WHY_GW4
     ),
     "lr_throughput": "see the Table 4 rows; " + LOCKOUT,
@@ -132,8 +132,9 @@ parameter and marks each [UNSPEC] choice): gateways in a chain joined by 19.2 kb
 directions; hosts on their own 10 Mbit/s links; six SR connections per group and one LR connection,
 4.3BSD slow-start TCP with timeout recovery only (`cc = "slowstart"`), 8-packet window, 300 KB each,
 1 s minimum RTO, 4.3BSD-Tahoe's retransmission timer (one segment timed at a time, timeout srtt + 2
-rttvar: `rtt_timing = "one_at_a_time"`, `rto_k = 2`), and each host's own 4.3BSD clocks at a phase of
-its own: a 500 ms slow timer (round
+rttvar: `rtt_timing = "one_at_a_time"`, `rto_k = 2`) and threshold after a timeout (half the window
+in whole segments, at least 2: `timeout_ssthresh = "half_window"`), and each host's own 4.3BSD
+clocks at a phase of its own: a 500 ms slow timer (round
 trips counted in its ticks, timeouts expiring on them: `tick_phase = "random"`) and a 200 ms fast timer
 at whose next tick a delayed ACK goes (`delayed_ack_timer = "clocked"`; a second unacknowledged
 segment is acknowledged at once, but at 289 ms a segment the timer nearly always comes first). LR starts at 0 s, SR connection i at 5 s + U(3, 5) s x (i - 1).
@@ -176,16 +177,16 @@ delayed-ACK clock and then cross one SLIP line (SR at GW1, 42 B: 22 ms) or three
 gateways add U[0, 2 ms] of processing (a MicroVAX II forwarding an IP packet: a thousand to two
 thousand instructions at about 0.9 VAX MIPS, estimated before any run with it). Under drop-tail the
 connections lose unevenly (Exp. I: SR Jain 0.72-0.82 per seed, LR 4.2-7.4% of its packets against
-SR's 2.7-3.2%) and LR arrives in overflow position more often than SR with RDCR on (4.4% vs 3.8%).
+SR's 2.7-3.2%) and LR arrives in overflow position more often than SR with RDCR on (4.4% vs 3.9%).
 A diagnostic run, not adopted (it would be tuning): with 116 ms of delay on LR's host link, which
 moves LR's arrivals, Exp. I gives LR 0.3-1.1% drop-tail drops (385-459 B/s), and RDCR raises them to
-2.9-5.7%, the paper's single-bottleneck surprise. Side by side: `-one-clock`, the model used before
+2.9-8.2%, the paper's single-bottleneck surprise. Side by side: `-one-clock`, the model used before
 (every host's slow timer on the same 500 ms ticks from time 0, every segment ACKed at once, RFC
-6298's timers), where phase effects lock two or three of six SR connections out of loss entirely
+6298's timers and RFC 5681's threshold), where phase effects lock two or three of six SR connections out of loss entirely
 (Jain 0.69-0.74 in the three experiments); `-rfc6298-timers` (the hosts' own clocks with RFC 6298's
-timers: 0.78-0.79); `-exact` (no processing time, 0.78-0.82); `-jitter` (up to one packet time at
+timers: 0.78); `-exact` (no processing time, 0.78-0.82); `-jitter` (up to one packet time at
 every gateway, which leaves no phase effect: 0.96). The testbed's Table 5 (0.79, 0.79, 0.88) is
-matched by this reproduction (0.78, 0.80, 0.80 on average). The fairness finding (RDCR raises SR
+matched by this reproduction (0.78, 0.79, 0.80 on average). The fairness finding (RDCR raises SR
 fairness) holds in every condition. The findings on LR that hang on one queue's timing (Exp. I's
 surprise, Table 2) are fragile, while SR fairness and the multi-bottleneck findings hold in every
 seed.
