@@ -12,6 +12,7 @@ import pandas as pd
 from aqmlab.reproduce.base import PAPERS_DIR, Condition, Experiment, Reference, value_of
 from aqmlab.reproduce.mankin.explanations import (
     CLAIM_WHY,
+    DELAY_LOWER_ON_WHY,
     DELAY_SD_WHY,
     DELAY_WHY,
     DELAY_WHY_GW4,
@@ -375,7 +376,9 @@ class MankinExperiment(Experiment):
                                 f"the queueing delay at a bottleneck is lower with RDCR than without ({cls}, {gw}; 5.3)",
                                 _lower(qm),
                             ),
-                            explanation=DELAY_WHY_GW4 if (e, gw) == ("III", "GW4") else DELAY_WHY,
+                            explanation=(DELAY_WHY_GW4 if (e, gw) == ("III", "GW4") else DELAY_WHY)
+                            + "; and "
+                            + DELAY_LOWER_ON_WHY,
                         )
                     )
                 for gw, n in table3("sd", e, cls, rdcr).items():
