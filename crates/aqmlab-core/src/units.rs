@@ -57,6 +57,14 @@ impl SimTime {
     pub const fn period_start(self, period: SimDuration) -> SimTime {
         SimTime(self.0 / period.0 * period.0)
     }
+
+    /// For a clock that ticks at `phase` (below `period`) past every multiple of `period`: how
+    /// many of its ticks have come by `self`, counting one at `phase - period`, so that the
+    /// count is never negative. Its next tick after `self` is at `phase + count x period`.
+    #[inline]
+    pub const fn ticks_by(self, period: SimDuration, phase: u64) -> u64 {
+        (self.0 + period.0 - phase) / period.0
+    }
 }
 
 impl SimDuration {

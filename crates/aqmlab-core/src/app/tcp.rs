@@ -38,8 +38,8 @@ impl Params {
 impl FlowKind for Params {
     fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng, _pairs: &[f64]) -> (AnyAgent, AnyAgent) {
         (
-            AnyAgent::TcpSender(Sender::new(&self.common, self.bytes, None, ids, when, &rng)),
-            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, false, &rng)),
+            AnyAgent::TcpSender(Sender::new(&self.common, self.bytes, None, ids, when, Some(&rng))),
+            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, false, Some(&rng))),
         )
     }
     fn mean_packet_size(&self) -> f64 {

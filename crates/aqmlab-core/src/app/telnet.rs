@@ -44,8 +44,8 @@ impl FlowKind for Params {
         let clocks = rng.clone();
         let keys = Keystrokes::new(self.mean_interval_ns, rng);
         (
-            AnyAgent::TcpSender(Sender::new(&self.common, None, Some(Box::new(keys)), ids, when, &clocks)),
-            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, true, &clocks)),
+            AnyAgent::TcpSender(Sender::new(&self.common, None, Some(Box::new(keys)), ids, when, Some(&clocks))),
+            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, true, Some(&clocks))),
         )
     }
     fn mean_packet_size(&self) -> f64 {

@@ -263,9 +263,9 @@ impl FlowKind for Params {
     fn connection(&self, ids: FlowIds, start: SimTime, bytes: u64) -> Option<(AnyAgent, AnyAgent)> {
         let when = Schedule { start, jitter: SimDuration(0), stop: None };
         Some((
-            // A workload refuses random clock phases (`read`), so this stream is never drawn from.
-            AnyAgent::TcpSender(Sender::new(&self.common, Some(bytes), None, ids, when, &SimRng::from_seed(0))),
-            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, false, &SimRng::from_seed(0))),
+            // No clock streams: a workload refuses random clock phases when read.
+            AnyAgent::TcpSender(Sender::new(&self.common, Some(bytes), None, ids, when, None)),
+            AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, false, None)),
         ))
     }
     fn ideal_fct_ns(&self, fwd: &[Hop], rev: &[Hop], bytes: u64) -> u64 {

@@ -79,8 +79,8 @@ impl Bench {
         let ids = FlowIds { flow: 0, src: 0, dst: 1 };
         let when = Schedule { start: SimTime::ZERO, jitter: SimDuration(0), stop: None };
         let mut b = Bench {
-            sender: Sender::new(c, total, source, ids, when, &crate::rng::SimRng::from_seed(0)),
-            receiver: Receiver::new(c, ids, app_delay, &crate::rng::SimRng::from_seed(0)),
+            sender: Sender::new(c, total, source, ids, when, Some(&crate::rng::SimRng::from_seed(0))),
+            receiver: Receiver::new(c, ids, app_delay, Some(&crate::rng::SimRng::from_seed(0))),
             now: 0,
             rate_bps,
             delay_ns,

@@ -139,11 +139,14 @@ pub struct Receiver {
 }
 
 impl Receiver {
-    /// The receiver of flow `ids`; `rng` is the flow's stream (a clocked delayed ACK draws its
-    /// clock's phase from a stream derived from it, so no other draw changes).
-    pub fn new(c: &Common, ids: FlowIds, app_delay: bool, rng: &SimRng) -> Self {
-        let delack_phase = (c.delayed_ack && c.delayed_ack_clocked)
-            .then(|| (rng.derived("delayed-ack clock").uniform() * c.delayed_ack_timeout_ns as f64) as u64);
+    /// The receiver of flow `ids`; `clocks` is the flow's stream (a clocked delayed ACK draws
+    /// its clock's phase from a stream derived from it, so no other draw changes), `None` for a
+    /// kind that refuses clocked delayed ACKs when read (a workload).
+    pub fn new(c: &Common, ids: FlowIds, app_delay: bool, clocks: Option<&SimRng>) -> Self {
+        debug_assert!(clocks.is_some() || !c.delayed_ack_clocked, "a clocked delayed ACK needs a stream");
+        let delack_phase = clocks
+            .filter(|_| c.delayed_ack && c.delayed_ack_clocked)
+            .map(|rng| (rng.derived("delayed-ack clock").uniform() * c.delayed_ack_timeout_ns as f64) as u64);
         Receiver {
             delack_phase,
             ids,
@@ -292,9 +295,7 @@ impl Agent for Receiver {
 
 /// The first tick after `now` of a clock that ticks at `phase` past every multiple of `period`.
 fn next_tick(now: SimTime, period: SimDuration, phase: u64) -> SimTime {
-    let since = now.ns() as i128 - phase as i128;
-    let ticks = since.div_euclid(period.0 as i128) + 1;
-    SimTime((phase as i128 + ticks * period.0 as i128) as u64)
+    SimTime(phase + now.ticks_by(period, phase) * period.0)
 }
 
 #[cfg(test)]
@@ -306,7 +307,7 @@ mod tests {
     const DATA: Packet = Packet::data(0, 0, 1, 1000);
 
     fn rx(keys: &str) -> Receiver {
-        Receiver::new(&common(keys), FlowIds { flow: 0, src: 0, dst: 1 }, false, &SimRng::from_seed(7))
+        Receiver::new(&common(keys), FlowIds { flow: 0, src: 0, dst: 1 }, false, Some(&SimRng::from_seed(7)))
     }
 
     /// Hand segment `k` (sent at `sent_at`) to the receiver; returns the ACKs it sends.
@@ -396,7 +397,7 @@ mod tests {
         let waits: Vec<f64> = (0..4000u64)
             .map(|k| {
                 let ids = FlowIds { flow: 0, src: 0, dst: 1 };
-                let mut r = Receiver::new(&common(keys), ids, false, &SimRng::stream(k, "tcp1"));
+                let mut r = Receiver::new(&common(keys), ids, false, Some(&SimRng::stream(k, "tcp1")));
                 let mut out = Outbox::default();
                 assert!(seg(&mut r, 0, 1_000_000_007, 0, &mut out).is_empty(), "a lone segment waits");
                 let t = out.timers[0];
@@ -416,7 +417,8 @@ mod tests {
     #[test]
     fn a_clocked_receiver_still_acknowledges_every_second_segment_at_once() {
         let keys = "cc = \"reno\"\ndelayed_ack = true\ndelayed_ack_timer = \"clocked\"";
-        let mut r = Receiver::new(&common(keys), FlowIds { flow: 0, src: 0, dst: 1 }, false, &SimRng::from_seed(3));
+        let mut r =
+            Receiver::new(&common(keys), FlowIds { flow: 0, src: 0, dst: 1 }, false, Some(&SimRng::from_seed(3)));
         let mut out = Outbox::default();
         assert!(seg(&mut r, 0, 7, 0, &mut out).is_empty());
         assert_eq!(seg(&mut r, 1, 8, 0, &mut out)[0].ack, 2 * SEG);

@@ -329,20 +329,22 @@ impl RttEstimator {
         RttEstimator { p, md: MeanDev::default(), phase_ns: 0 }
     }
 
-    /// As [`RttEstimator::new`], the coarse clock's phase drawn from `rng` when the parameters
-    /// ask for a random one (from a stream derived from it: no other draw changes).
-    pub fn with_clock_of(p: RtoParams, rng: &SimRng) -> Self {
+    /// As [`RttEstimator::new`], the coarse clock's phase drawn from `clocks` when the
+    /// parameters ask for a random one (from a stream derived from it: no other draw changes);
+    /// `None` for a kind that refuses random phases when read (a workload).
+    pub fn with_clock_of(p: RtoParams, clocks: Option<&SimRng>) -> Self {
+        debug_assert!(clocks.is_some() || !p.random_tick_phase, "a random tick phase needs a stream");
         let mut e = RttEstimator::new(p);
-        if p.random_tick_phase && p.tick_ns > 0 {
+        if let (true, Some(rng)) = (p.random_tick_phase && p.tick_ns > 0, clocks) {
             e.phase_ns = (rng.derived("tcp coarse clock").uniform() * p.tick_ns as f64) as u64;
         }
         e
     }
 
-    /// How many ticks of the coarse clock (`tick`, ticking at `phase_ns` past its multiples)
-    /// have passed by `t`, plus one (so that it is never negative).
+    /// How many ticks of the coarse clock (`tick`, at `phase_ns` past its multiples) have come
+    /// by `t` ([`SimTime::ticks_by`]).
     fn ticks_by(&self, t: SimTime, tick: u64) -> u64 {
-        (t.ns() + tick - self.phase_ns) / tick
+        t.ticks_by(SimDuration(tick), self.phase_ns)
     }
 
     pub fn params(&self) -> &RtoParams {
@@ -405,7 +407,7 @@ impl RttEstimator {
         let rto = self.backed_off(shift);
         match self.p.tick_ns {
             0 => now + rto,
-            t => SimTime(self.phase_ns + (self.ticks_by(now, t) - 1 + rto.ns().div_ceil(t).max(1)) * t),
+            t => SimTime(self.phase_ns + (self.ticks_by(now, t) + rto.ns().div_ceil(t).max(1) - 1) * t),
         }
     }
 }
@@ -538,13 +540,13 @@ mod tests {
         let p = RtoParams { tick_ns: 500 * MS, random_tick_phase: true, ..RtoParams::JACOBSON };
         let n = 4000;
         let phases: Vec<f64> =
-            (0..n).map(|k| RttEstimator::with_clock_of(p, &SimRng::stream(k, "tcp1")).phase_ns as f64).collect();
+            (0..n).map(|k| RttEstimator::with_clock_of(p, Some(&SimRng::stream(k, "tcp1"))).phase_ns as f64).collect();
         let mean = phases.iter().sum::<f64>() / n as f64;
         let tick = 500e6;
         assert!(phases.iter().all(|&x| (0.0..tick).contains(&x)));
         // Four standard errors of the mean of a uniform on [0, tick).
         assert!((mean - tick / 2.0).abs() < 4.0 * tick / (12.0 * n as f64).sqrt(), "mean {mean}");
         let aligned = RtoParams { random_tick_phase: false, ..p };
-        assert_eq!(RttEstimator::with_clock_of(aligned, &SimRng::stream(1, "tcp1")).phase_ns, 0);
+        assert_eq!(RttEstimator::with_clock_of(aligned, Some(&SimRng::stream(1, "tcp1"))).phase_ns, 0);
     }
 }

@@ -101,18 +101,7 @@ impl Sender {
             };
             let flight = self.segs_in(self.snd_una, self.snd_max);
             let acked = self.segs_in(self.snd_una, ack);
-            let rtt = if self.rtt.params().times_one_at_a_time() {
-                // BSD's t_rtt: a sample only from the ACK that covers the timed segment.
-                let timed = self.segs.iter().take(acked as usize).find(|s| s.timed).map(|s| s.first_sent);
-                let rtt = timed.map(|t| {
-                    self.timing = false;
-                    self.rtt.sample(t, now);
-                    self.shift = 0;
-                    now - t
-                });
-                out.rtt_samples.extend(rtt);
-                rtt
-            } else if self.rtt.params().samples_every_packet() {
+            let rtt = if self.rtt.params().samples_every_packet() {
                 // The generic estimator's `samples = "per_packet"`: every packet this ACK covers,
                 // in order, each from its first sending.
                 for i in 0..acked as usize {
@@ -123,7 +112,15 @@ impl Sender {
                 self.shift = 0;
                 sent_at.map(|t| now - t)
             } else {
-                let rtt = sent_at.map(|t| {
+                let from = if self.rtt.params().times_one_at_a_time() {
+                    // BSD's t_rtt: a sample only from the ACK that covers the timed segment.
+                    let timed = self.segs.iter().take(acked as usize).find(|s| s.timed).map(|s| s.first_sent);
+                    self.timing &= timed.is_none();
+                    timed
+                } else {
+                    sent_at
+                };
+                let rtt = from.map(|t| {
                     self.rtt.sample(t, now);
                     self.shift = 0;
                     now - t

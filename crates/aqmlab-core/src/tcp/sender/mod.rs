@@ -166,7 +166,7 @@ impl Sender {
         source: Option<Box<dyn DataSource>>,
         ids: FlowIds,
         when: Schedule,
-        rng: &SimRng,
+        clocks: Option<&SimRng>,
     ) -> Self {
         let mut cc = c.cc.build(c.max_window);
         if let AnyCc::Bbr(b) = &mut cc {
@@ -182,7 +182,7 @@ impl Sender {
             max_window: c.max_window,
             total: total.unwrap_or(u64::MAX),
             cc,
-            rtt: RttEstimator::with_clock_of(rto, rng),
+            rtt: RttEstimator::with_clock_of(rto, clocks),
             per_packet: rto.per_segment,
             sample_first_sent: rto.is_generic(),
             shift: 0,
