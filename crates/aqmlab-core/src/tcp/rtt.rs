@@ -25,9 +25,19 @@
 //! The Jacobson timeout is srtt + k rttvar with k = `rto_k`: 4 by default (RFC 6298,
 //! 4.3BSD-Reno), 2 for Jacobson 1988 and 4.3BSD-Tahoe. Its samples come from every ACK of new
 //! data (`rtt_timing = "every_ack"`, RFC 6298) or from one segment timed at a time
-//! (`"one_at_a_time"`, BSD's `t_rtt`; see the sender).
+//! (`"one_at_a_time"`, BSD's `t_rtt`; see the sender). After `clear_srtt_after_backoffs` back-offs
+//! in a row (0: never; 4.3BSD: 4) srtt is cleared and the next sample starts the estimate afresh
+//! (RFC 6298 section 5 allows it); its weight moves into rttvar so the timeout holds until then,
+//! as BSD's `tcp_timers` does (`t_rttvar += t_srtt >> 2; t_srtt = 0`, i.e. rttvar += srtt / k).
+//!
+//! On a coarse timer a sample counts the tick boundaries crossed, plus `rtt_count_from` (0 by
+//! default; 1 in BSD, whose `t_rtt` starts at 1 when a segment is timed, so that 0 can mean
+//! "not timing", and is taken whole as the sample: every BSD sample is one tick long).
 //!
 //! Deviation: 4.3BSD kept srtt and rttvar in scaled fixed point; we use floating point.
+//!
+//! Longer than 600 lines with its tests, which stay beside the code they check (as everywhere
+//! in the core); the estimator itself is the first 480 or so.
 
 use serde::Serialize;
 
@@ -49,6 +59,9 @@ pub enum Estimator {
         k: u8,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         one_at_a_time: bool,
+        /// Clear srtt from this many back-offs in a row on (0: never).
+        #[serde(skip_serializing_if = "is_zero")]
+        clear_after_backoffs: u8,
     },
 }
 
@@ -58,12 +71,17 @@ fn is_rfc6298_k(k: &u8) -> bool {
     *k == RFC6298_K
 }
 
+/// A key left out of a serialised configuration at its default 0.
+fn is_zero(n: &u8) -> bool {
+    *n == 0
+}
+
 /// RFC 6298's K: the timeout is srtt + 4 rttvar.
 pub const RFC6298_K: u8 = 4;
 
 impl Estimator {
     /// Jacobson/Karels as RFC 6298 has it: k = 4, every ACK of new data samples.
-    pub const JACOBSON: Estimator = Estimator::Jacobson { k: RFC6298_K, one_at_a_time: false };
+    pub const JACOBSON: Estimator = Estimator::Jacobson { k: RFC6298_K, one_at_a_time: false, clear_after_backoffs: 0 };
 }
 
 choice_enum! {
@@ -131,6 +149,9 @@ pub struct RtoParams {
     /// independent hosts' clocks do; else every clock ticks at the multiples of `tick_ns`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub random_tick_phase: bool,
+    /// Ticks a coarse sample starts counting from (BSD's `t_rtt`: 1), added to the boundaries crossed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rtt_count_from: u8,
     /// Double the timeout on each expiry (Karn's backoff).
     pub backoff: bool,
     /// One timer per outstanding segment, from its own sending, resending it alone (the FQ
@@ -154,6 +175,7 @@ impl RtoParams {
         max_rto_ns: 64 * S,
         tick_ns: 0,
         random_tick_phase: false,
+        rtt_count_from: 0,
         backoff: false,
         per_segment: true,
     };
@@ -166,6 +188,7 @@ impl RtoParams {
         max_rto_ns: 64 * S,
         tick_ns: 0,
         random_tick_phase: false,
+        rtt_count_from: 0,
         backoff: true,
         per_segment: false,
     };
@@ -179,6 +202,7 @@ impl RtoParams {
         max_rto_ns: 64 * S,
         tick_ns: 0,
         random_tick_phase: false,
+        rtt_count_from: 0,
         backoff: true,
         per_segment: false,
     };
@@ -199,7 +223,7 @@ impl RtoParams {
                 )?;
                 Estimator::Generic { gain, beta, per_packet: samples == Samples::PerPacket }
             }
-            Estimator::Jacobson { k, one_at_a_time } => {
+            Estimator::Jacobson { k, one_at_a_time, clear_after_backoffs } => {
                 let k: u32 = f.or(
                     "rto_k",
                     k as u32,
@@ -214,7 +238,22 @@ impl RtoParams {
                      first (RFC 6298); one_at_a_time, one segment timed at a time, as BSD's t_rtt (a new segment \
                      sent while none is timed is timed until the ACK that covers it; a retransmission cancels it)",
                 )?;
-                Estimator::Jacobson { k: k as u8, one_at_a_time: timing == Timing::OneAtATime }
+                let clear: u32 = f.or(
+                    "clear_srtt_after_backoffs",
+                    clear_after_backoffs as u32,
+                    "clear srtt after this many back-offs in a row, so the next sample starts the estimate afresh \
+                     (RFC 6298 section 5; 4.3BSD: 4); 0 never clears it",
+                )?;
+                f.ensure(
+                    clear <= MAX_BACKOFF_SHIFT,
+                    "clear_srtt_after_backoffs",
+                    "must be a whole number from 0 (never) to 6 (the back-offs a timeout takes before it stops doubling)",
+                )?;
+                Estimator::Jacobson {
+                    k: k as u8,
+                    one_at_a_time: timing == Timing::OneAtATime,
+                    clear_after_backoffs: clear as u8,
+                }
             }
         };
         let initial: Duration = f.or(
@@ -245,6 +284,18 @@ impl RtoParams {
              flow's clock at a phase of its own drawn per flow, as independent hosts' clocks (4.3BSD's 500 ms \
              tcp_slowtimo) do",
         )?;
+        let count_from: u32 = f.or(
+            "rtt_count_from",
+            0,
+            "with a coarse tick: the ticks a round-trip sample starts from, added to the tick boundaries it \
+             crosses (BSD's t_rtt starts at 1: 1; default 0)",
+        )?;
+        f.ensure(count_from <= 1, "rtt_count_from", "must be 0 or 1")?;
+        f.ensure(
+            count_from == 0 || tick.0 > 0,
+            "rtt_count_from",
+            "counts coarse ticks: give tick (4.3BSD: \"500ms\") or leave rtt_count_from at 0",
+        )?;
         let backoff: bool =
             f.or("backoff", d.backoff, "double the timeout after each expiry until a valid round-trip sample")?;
         let timers = f.choice(
@@ -269,6 +320,7 @@ impl RtoParams {
             max_rto_ns: max.0,
             tick_ns: tick.0,
             random_tick_phase: tick_phase == TickPhase::Random,
+            rtt_count_from: count_from as u8,
             backoff,
             per_segment,
         })
@@ -297,15 +349,17 @@ pub struct MeanDev {
     pub srtt: f64,
     pub rttvar: f64,
     pub valid: bool,
+    /// srtt was cleared after back-offs: the next sample starts afresh (the timeout holds).
+    pub cleared: bool,
 }
 
 impl MeanDev {
     pub fn update(&mut self, r: f64) {
-        if self.valid {
+        if self.valid && !self.cleared {
             self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
             self.srtt = 0.875 * self.srtt + 0.125 * r;
         } else {
-            *self = MeanDev { srtt: r, rttvar: r / 2.0, valid: true };
+            *self = MeanDev { srtt: r, rttvar: r / 2.0, valid: true, cleared: false };
         }
     }
     /// srtt + k rttvar, ns.
@@ -355,17 +409,30 @@ impl RttEstimator {
     pub fn sample(&mut self, sent_at: SimTime, now: SimTime) {
         let r = match self.p.tick_ns {
             0 => (now - sent_at).ns() as f64,
-            t => ((self.ticks_by(now, t) - self.ticks_by(sent_at, t)) * t) as f64,
+            t => ((self.ticks_by(now, t) - self.ticks_by(sent_at, t) + self.p.rtt_count_from as u64) * t) as f64,
         };
         match self.p.estimator {
             Estimator::Generic { gain, .. } => {
                 if self.md.valid {
                     self.md.srtt += gain * (r - self.md.srtt);
                 } else {
-                    self.md = MeanDev { srtt: r, rttvar: 0.0, valid: true };
+                    self.md = MeanDev { srtt: r, rttvar: 0.0, valid: true, cleared: false };
                 }
             }
             Estimator::Jacobson { .. } => self.md.update(r),
+        }
+    }
+
+    /// The timer has backed off `shift` times in a row: from `clear_srtt_after_backoffs` on, srtt
+    /// is cleared and its weight moved into rttvar, so the timeout holds until the next sample
+    /// starts the estimate afresh (4.3BSD `tcp_timers`).
+    pub fn backed_off_to(&mut self, shift: u32) {
+        if let Estimator::Jacobson { k, clear_after_backoffs: n @ 1.., .. } = self.p.estimator {
+            if shift >= n as u32 && self.md.valid {
+                self.md.rttvar += self.md.srtt / k as f64;
+                self.md.srtt = 0.0;
+                self.md.cleared = true;
+            }
         }
     }
 
@@ -377,9 +444,10 @@ impl RttEstimator {
         }
     }
 
-    /// Smoothed round trip, ns (`None` before the first sample).
+    /// Smoothed round trip, ns (`None` before the first sample, and once cleared after
+    /// back-offs until the next).
     pub fn srtt(&self) -> Option<f64> {
-        self.md.valid.then_some(self.md.srtt)
+        (self.md.valid && !self.md.cleared).then_some(self.md.srtt)
     }
 
     /// The timeout before backoff, within [min_rto, max_rto].
@@ -502,7 +570,7 @@ mod tests {
         // 4.3BSD-Tahoe: srtt = R, rttvar = R / 2 after the first sample, timeout srtt + 2 rttvar
         // = 2R (its tcp_input's "first retransmit happens at 2*rtt"); RFC 6298's k = 4 gives 3R.
         let tahoe = RtoParams {
-            estimator: Estimator::Jacobson { k: 2, one_at_a_time: true },
+            estimator: Estimator::Jacobson { k: 2, one_at_a_time: true, clear_after_backoffs: 0 },
             min_rto_ns: 0,
             ..RtoParams::JACOBSON
         };
@@ -512,6 +580,66 @@ mod tests {
         let mut rfc = RttEstimator::new(RtoParams { min_rto_ns: 0, ..RtoParams::JACOBSON });
         rfc.sample(SimTime(0), SimTime(100 * MS));
         assert_eq!(rfc.rto(), SimDuration(300 * MS));
+    }
+
+    #[test]
+    fn bsd_counts_a_timed_round_trip_from_one_tick() {
+        // BSD's t_rtt starts at 1 and counts slow-timer ticks: 300 ms within a tick measures one
+        // tick, 300 ms across a boundary two (against none and one without the offset).
+        let p = RtoParams { tick_ns: 500 * MS, min_rto_ns: S, rtt_count_from: 1, ..RtoParams::JACOBSON };
+        let mut within = RttEstimator::new(p);
+        within.sample(SimTime(100 * MS), SimTime(400 * MS));
+        assert_eq!(within.srtt(), Some(500e6));
+        let mut across = RttEstimator::new(p);
+        across.sample(SimTime(400 * MS), SimTime(700 * MS));
+        assert_eq!(across.srtt(), Some(1000e6));
+        assert!(read("rtt_count_from = 1", RtoParams::JACOBSON).unwrap_err().message.contains("give tick"));
+        assert!(read("tick = \"500ms\"\nrtt_count_from = 2", RtoParams::JACOBSON).is_err());
+        assert_eq!(read("tick = \"500ms\"\nrtt_count_from = 1", RtoParams::JACOBSON).unwrap().rtt_count_from, 1);
+    }
+
+    #[test]
+    fn bsd_clears_srtt_from_the_fourth_back_off_keeping_the_timeout_until_a_fresh_sample() {
+        let bsd = RtoParams {
+            estimator: Estimator::Jacobson { k: 2, one_at_a_time: true, clear_after_backoffs: 4 },
+            min_rto_ns: 0,
+            max_rto_ns: 1000 * S,
+            ..RtoParams::JACOBSON
+        };
+        let warmed = |p: RtoParams| {
+            let mut e = RttEstimator::new(p);
+            e.sample(SimTime(0), SimTime(S)); // srtt 1 s, rttvar 0.5 s: timeout 2 s
+            e.sample(SimTime(0), SimTime(3 * S)); // srtt 1.25 s, rttvar 0.875 s: 3 s
+            e
+        };
+        let mut e = warmed(bsd);
+        let before = e.rto();
+        assert_eq!(before, SimDuration(3 * S));
+        for shift in 1..=3 {
+            e.backed_off_to(shift);
+        }
+        assert_eq!(e.srtt(), Some(1.25e9), "three back-offs keep srtt");
+        e.backed_off_to(4);
+        assert_eq!(e.srtt(), None, "cleared");
+        assert_eq!(e.rto(), before, "the timeout holds: rttvar took srtt / k");
+        assert_eq!(e.backed_off(4), SimDuration(48 * S));
+        // The next sample starts afresh: srtt = R, rttvar = R / 2, timeout 2R.
+        e.sample(SimTime(0), SimTime(10 * S));
+        assert_eq!(e.srtt(), Some(10e9));
+        assert_eq!(e.rto(), SimDuration(20 * S));
+        // Without clearing, the same sample is smoothed in: 1.25 + (10 - 1.25) / 8.
+        let mut keep = warmed(RtoParams {
+            estimator: Estimator::Jacobson { k: 2, one_at_a_time: true, clear_after_backoffs: 0 },
+            ..bsd
+        });
+        for shift in 1..=6 {
+            keep.backed_off_to(shift);
+        }
+        keep.sample(SimTime(0), SimTime(10 * S));
+        assert_eq!(keep.srtt(), Some(1.25e9 + 8.75e9 / 8.0));
+        let e = read("clear_srtt_after_backoffs = 7", RtoParams::JACOBSON).unwrap_err();
+        assert!(e.message.contains("from 0 (never) to 6"), "{}", e.message);
+        assert!(read("clear_srtt_after_backoffs = 4", RtoParams::GENERIC).is_err(), "Jacobson's key only");
     }
 
     #[test]

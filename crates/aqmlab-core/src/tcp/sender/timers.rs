@@ -111,6 +111,7 @@ impl Sender {
                     // Karn: the largest back-off of a segment timed out holds until a sample.
                     let most = due.iter().map(|&seq| self.seg_at(seq).sends).max().unwrap_or(0);
                     self.shift = self.shift.max(most).min(MAX_BACKOFF_SHIFT);
+                    self.rtt.backed_off_to(self.shift);
                 }
                 self.cc.inner_mut().on_timeout(&info);
                 for seq in due {
@@ -125,6 +126,7 @@ impl Sender {
             self.ecn_recover = self.ecn_recover.max(self.snd_max);
             self.send_cwr = true;
             self.shift = (self.shift + 1).min(MAX_BACKOFF_SHIFT);
+            self.rtt.backed_off_to(self.shift);
             self.cc.inner_mut().on_timeout(&info);
             // RFC 6675 section 5.1: the recovery ends, and no new one before this is acknowledged.
             self.recovery = None;
@@ -195,6 +197,25 @@ mod tests {
         assert_eq!(sampled.len(), 1);
         assert!((sampled[0] - data).abs_diff(300 * MS) < MS, "{sampled:?} after data at {data}");
         assert_eq!(timeouts("", false).1, sampled);
+    }
+
+    #[test]
+    fn bsd_clears_srtt_after_four_back_offs_and_starts_it_from_the_next_sample() {
+        let outage = |clear: u32| {
+            let c = common(&format!("cc = \"tahoe\"\nrto_k = 2\nclear_srtt_after_backoffs = {clear}"));
+            let mut b = Bench::new(&c, None, GBPS, 50 * MS);
+            b.drop = Box::new(|_, t| (2000 * MS..12000 * MS).contains(&t));
+            b.run_until(11_000 * MS);
+            let during = (b.sender.shift, b.sender.rtt.srtt());
+            b.run_until(20_000 * MS);
+            (during, b.sender.rtt.srtt())
+        };
+        let ((shift, cleared), after) = outage(4);
+        assert!(shift >= 4, "{shift} back-offs by 11 s");
+        assert_eq!(cleared, None, "srtt cleared during the outage");
+        assert!(after.is_some_and(|s| (s - 1e8).abs() < 2e7), "a fresh estimate near the 100 ms path: {after:?}");
+        let ((_, kept), _) = outage(0);
+        assert!(kept.is_some(), "without the key srtt is kept through the back-offs");
     }
 
     #[test]
