@@ -160,7 +160,8 @@ class MankinExperiment(Experiment):
     #: timers and every segment ACKed at once (the model used before: `-one-clock`).
     own_clocks: bool = True
     #: The hosts' retransmission timers are 4.3BSD-Tahoe's, as the scenario files state: one
-    #: segment timed at a time, timeout srtt + 2 rttvar. False: RFC 6298's (a sample from every
+    #: segment timed at a time from a count of 1, timeout srtt + 2 rttvar, srtt cleared from the
+    #: fourth back-off. False: RFC 6298's (a sample from every
     #: ACK, srtt + 4 rttvar), side by side as `-rfc6298-timers` and in `-one-clock`.
     tahoe_timers: bool = True
 
@@ -183,6 +184,8 @@ class MankinExperiment(Experiment):
             if not self.tahoe_timers:
                 hosts[f"flow.{name}.rtt_timing"] = "every_ack"
                 hosts[f"flow.{name}.rto_k"] = "4"
+                hosts[f"flow.{name}.rtt_count_from"] = "0"
+                hosts[f"flow.{name}.clear_srtt_after_backoffs"] = "0"
         return [
             Condition(c, {**{f"link.{link}.queue": QUEUE[c] for link in self.slip_links}, **jitter, **hosts})
             for c, _ in CONDITIONS

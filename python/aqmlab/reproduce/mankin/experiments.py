@@ -138,7 +138,9 @@ ONE_CLOCK_NOTES = """**The model used before the ninth session.** The reproducti
 4.3BSD clocks and 4.3BSD-Tahoe's retransmission timer: a 500 ms slow timer, which counts round
 trips and expires timeouts, and a 200 ms fast timer, at whose next tick a delayed ACK goes, each at
 a phase drawn per connection (`tick_phase = "random"`, `delayed_ack_timer = "clocked"`); one segment
-timed at a time (`rtt_timing = "one_at_a_time"`), a timeout of srtt + 2 rttvar (`rto_k = 2`) and,
+timed at a time from a count of one tick (`rtt_timing = "one_at_a_time"`, `rtt_count_from = 1`), a
+timeout of srtt + 2 rttvar (`rto_k = 2`), srtt cleared from the fourth back-off in a row
+(`clear_srtt_after_backoffs = 4`) and,
 after it, a threshold of half the window (`timeout_ssthresh = "half_window"`). Here every host's slow
 timer ticks at the same multiples of 500 ms from time 0, every segment is acknowledged at once,
 every ACK of new data gives a sample, the timeout is srtt + 4 rttvar (RFC 6298) and leaves half the
@@ -148,9 +150,11 @@ flight as the threshold (RFC 5681). The gateways' processing time and the rows a
 
 RFC6298_NOTES = """**RFC 6298's timers on the hosts' own clocks.** The reproduction proper gives the hosts
 4.3BSD-Tahoe's retransmission timer: one segment timed at a time (`rtt_timing = "one_at_a_time"`,
-BSD's t_rtt) and a timeout of srtt + 2 rttvar (`rto_k = 2`, 4.3BSD-Tahoe and Jacobson's 1988 code;
-the paper's TCP has slow start but no fast retransmit, so it predates 4.3BSD-Reno's srtt + 4
-rttvar). Here every ACK of new data gives a sample and the timeout is srtt + 4 rttvar (RFC 6298);
+BSD's t_rtt, which counts from one tick: `rtt_count_from = 1`), a timeout of srtt + 2 rttvar
+(`rto_k = 2`, 4.3BSD-Tahoe and Jacobson's 1988 code; the paper's TCP has slow start but no fast
+retransmit, so it predates 4.3BSD-Reno's srtt + 4 rttvar) and srtt cleared from the fourth back-off
+in a row (`clear_srtt_after_backoffs = 4`). Here every ACK of new data gives a sample of the tick
+boundaries crossed, srtt is kept, and the timeout is srtt + 4 rttvar (RFC 6298);
 the hosts keep their own clocks and Tahoe's threshold after a timeout, and the processing time and
 the rows are those of the reproduction proper.
 
