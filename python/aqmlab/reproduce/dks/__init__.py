@@ -10,7 +10,13 @@ compares one of them (or one of the text's claims).
 
 from aqmlab.reproduce.dks.fig1 import Fig1
 from aqmlab.reproduce.dks.scenario1 import Scenario1
-from aqmlab.reproduce.dks.scenario2 import Scenario2, Scenario2Jitter, Scenario2JkTimers, Scenario2PerPacketSamples
+from aqmlab.reproduce.dks.scenario2 import (
+    Scenario2,
+    Scenario2Jitter,
+    Scenario2JkFirstDuplicate,
+    Scenario2JkTimers,
+    Scenario2PerPacketSamples,
+)
 from aqmlab.reproduce.dks.scenario3 import Scenario3
 from aqmlab.reproduce.dks.scenario4 import Scenario4
 from aqmlab.reproduce.dks.scenario5 import Scenario5, Scenario5JkTimers, Scenario5TruncatedWindow
@@ -21,6 +27,7 @@ EXPERIMENTS = [
     Scenario2(),
     Scenario2Jitter(),
     Scenario2JkTimers(),
+    Scenario2JkFirstDuplicate(),
     Scenario2PerPacketSamples(),
     Scenario3(),
     Scenario4(),
