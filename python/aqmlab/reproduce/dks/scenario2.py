@@ -270,6 +270,12 @@ S2_WHY: dict[tuple[str, str], str] = {
     "the paper's 12% means 363 of them, aqmlab's FTPs deliver about 560 (1341 retransmissions, 779 drops), so the "
     "deficit is larger (the finding, useful bandwidth well below the line, holds)",
     ("JK/FCFS", "*"): _LOCKOUT,
+    ("JK/FCFS", "drops"): _LOCKOUT
+    + ". Beyond that, the paper's own JK/FCFS cells disagree: 80 drops against 57 retransmissions per FTP. A "
+    "reliable sender resends every packet it loses, and a resent packet that is lost again counts in both, so "
+    "over one window the drops cannot exceed the retransmissions by more than the packets still unresent at its "
+    "end (at most a window, 5). Either these legible cells belong to another row (JK/FQ's drops begin with 80) or "
+    "they count another interval",
     (
         "JK/FQ",
         "rtt",
