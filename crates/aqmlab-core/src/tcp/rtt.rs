@@ -30,9 +30,9 @@
 //! (RFC 6298 section 5 allows it); its weight moves into rttvar so the timeout holds until then,
 //! as BSD's `tcp_timers` does (`t_rttvar += t_srtt >> 2; t_srtt = 0`, i.e. rttvar += srtt / k).
 //!
-//! On a coarse timer a sample counts the tick boundaries crossed, plus `rtt_count_from` (0 by
-//! default; 1 in BSD, whose `t_rtt` starts at 1 when a segment is timed, so that 0 can mean
-//! "not timing", and is taken whole as the sample: every BSD sample is one tick long).
+//! On a coarse timer a sample counts the tick boundaries crossed, plus `rtt_count_from`: 0 by
+//! default, 1 in BSD, whose `t_rtt` starts at 1 when a segment is timed (0 means "not timing")
+//! and is taken whole as the sample, so every BSD sample is one tick longer.
 //!
 //! Deviation: 4.3BSD kept srtt and rttvar in scaled fixed point; we use floating point.
 //!
@@ -287,8 +287,8 @@ impl RtoParams {
         let count_from: u32 = f.or(
             "rtt_count_from",
             0,
-            "with a coarse tick: the ticks a round-trip sample starts from, added to the tick boundaries it \
-             crosses (BSD's t_rtt starts at 1: 1; default 0)",
+            "with a coarse tick: the count a timed round trip starts from, added to the tick boundaries it \
+             crosses: 0, or 1 as BSD's t_rtt, which starts at 1",
         )?;
         f.ensure(count_from <= 1, "rtt_count_from", "must be 0 or 1")?;
         f.ensure(
