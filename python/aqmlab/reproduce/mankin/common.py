@@ -14,6 +14,7 @@ from aqmlab.reproduce.mankin.explanations import (
     CLAIM_WHY,
     DELAY_LOWER_ON_WHY,
     DELAY_SD_WHY,
+    DELAY_SD_WHY_ON,
     DELAY_WHY,
     DELAY_WHY_GW4,
     JAIN_WHY,
@@ -385,7 +386,8 @@ class MankinExperiment(Experiment):
                         )
                     )
                 for gw, n in table3("sd", e, cls, rdcr).items():
-                    refs.append(cite(n, f"qdelay_sd_s:{cls}@{gw}", cond, tolerance=0.30, explanation=DELAY_SD_WHY))
+                    why = DELAY_SD_WHY_ON if rdcr == "on" else DELAY_SD_WHY
+                    refs.append(cite(n, f"qdelay_sd_s:{cls}@{gw}", cond, tolerance=0.30, explanation=why))
         # Table 4
         for rdcr in ("on", "off"):
             trend = rules["lr_throughput_up"] if multi and rdcr == "on" else rules["lr_throughput"]

@@ -83,6 +83,17 @@ DELAY_SD_WHY = (
     "360 s (19 and 27 B/s here, the paper's 30 and 17), and the standard deviation of so few waits is itself "
     "uncertain by a quarter or more. No qualitative claim of the paper rests on these spreads"
 )
+DELAY_SD_WHY_ON = (
+    "with RDCR on, the spread of the waiting time hardly moves with the timing: the SR connections' spreads in "
+    "Exp. III at GW1 and GW3 are 1.07 and 1.14 s here, 1.04 and 1.16 s with no processing time (-exact), 1.17 and "
+    "1.07 s with up to one packet time (-jitter), 1.04 and 1.16 s as modelled before (-one-clock), against the "
+    "paper's 0.86 and 0.89; so the gap is not the phase. The paper's are 0.78-0.81 of ours, about the 0.8 a line "
+    "at 8 bits per byte would give (one of the two readings of the line rate set out for the mean delays), which "
+    "the paper's means do not follow. LR's spreads count a few dozen waits (at GW3, 1.13 s in Exp. II and 0.84 s in "
+    "Exp. III here, 0.99-1.23 and 0.77-0.81 s in the other models, against 1.48 and 1.09) and are uncertain by a "
+    "quarter or more. No qualitative claim of "
+    "the paper rests on these spreads"
+)
 LR_THROUGHPUT_WHY = (
     "LR's throughput is a few dozen to a few hundred packets in 360 s (chance spread, a consistent row: 2/sqrt(count)). "
     "Each drop costs LR a retransmission timeout (4.3BSD-Tahoe's srtt + 2 rttvar, about 10 s behind an 8 s "
