@@ -174,11 +174,9 @@ def test_dks_compares_a_generic_sources_rtt_per_packet_and_any_other_per_sample(
     assert Scenario4().paper_flows({"flows": mixed})[PAPER_RTT].tolist() == [10.0, 2.0, 30.0]
 
 
-# The keys that model Mankin's hosts as 4.3BSD-Tahoe hosts: the side-by-side experiments that
-# stand for other hosts must set each one the scenario files set, or they would silently keep it.
-# A delayed ACK's timer is moot once delayed_ack is false.
-_MANKIN_CLOCK_KEYS = {"tick_phase", "delayed_ack", "timeout_ssthresh"}
-_MANKIN_TIMER_KEYS = {"rtt_timing", "rto_k", "rtt_count_from", "clear_srtt_after_backoffs"}
+# The side-by-side experiments that stand for other hosts must set each 4.3BSD key the scenario
+# files set, or they would silently keep it; a key the files gain must be placed first. A delayed
+# ACK's timer is moot once delayed_ack is false.
 _MANKIN_CONNECTION_KEYS = {
     "name", "group", "src", "dst", "start", "start_jitter", "kind", "cc", "packet_size", "header",
     "ack_size", "max_window", "bytes", "tick", "min_rto", "max_rto", "initial_rto", "backoff",
@@ -191,18 +189,21 @@ def test_mankins_side_by_side_hosts_override_every_4_3bsd_key_the_scenario_files
     import tomllib
 
     from aqmlab.reproduce.base import PAPERS_DIR
+    from aqmlab.reproduce.mankin.common import ONE_CLOCK_HOSTS, RFC6298_TIMERS
 
     flows = tomllib.loads((PAPERS_DIR / f"mankin-1990/exp{number}.toml").read_text())["flow"]
     for flow in flows:
-        unknown = set(flow) - _MANKIN_CLOCK_KEYS - _MANKIN_TIMER_KEYS - _MANKIN_CONNECTION_KEYS
-        assert not unknown, f"exp{number}.toml sets {sorted(unknown)}: say here which side-by-side model reverts it"
+        unknown = set(flow) - set(ONE_CLOCK_HOSTS) - set(RFC6298_TIMERS) - _MANKIN_CONNECTION_KEYS
+        assert not unknown, f"exp{number}.toml sets {sorted(unknown)}: say which side-by-side model reverts it"
     for variant, reverted in (
-        ("one-clock", _MANKIN_CLOCK_KEYS | _MANKIN_TIMER_KEYS),
-        ("rfc6298-timers", _MANKIN_TIMER_KEYS),
+        ("one-clock", {**ONE_CLOCK_HOSTS, **RFC6298_TIMERS}),
+        ("rfc6298-timers", RFC6298_TIMERS),
     ):
         for condition in EXPERIMENTS[f"mankin-1990-exp{number}-{variant}"].conditions():
             for flow in flows:
-                missing = {k for k in reverted & set(flow) if f"flow.{flow['name']}.{k}" not in condition.overrides}
+                missing = {
+                    k for k in set(reverted) & set(flow) if f"flow.{flow['name']}.{k}" not in condition.overrides
+                }
                 assert not missing, f"-{variant} keeps {sorted(missing)} of {flow['name']} under {condition.label}"
     for condition in EXPERIMENTS[f"mankin-1990-exp{number}"].conditions():
         assert not any(key.startswith("flow.") for key in condition.overrides), "the proper keeps the files' hosts"

@@ -139,6 +139,13 @@ def _lower(q: str, a: str = ON, b: str = OFF):
     return lambda s: value_of(s, q, a) < value_of(s, q, b)
 
 
+#: What `own_clocks = False` sets on every connection: one clock for every host's timers, every
+#: segment ACKed at once, and RFC 5681's threshold after a timeout (the model used before).
+ONE_CLOCK_HOSTS = {"delayed_ack": "false", "tick_phase": "aligned", "timeout_ssthresh": "half_flight"}
+#: What `tahoe_timers = False` sets on every connection: RFC 6298's retransmission timer.
+RFC6298_TIMERS = {"rtt_timing": "every_ack", "rto_k": "4", "rtt_count_from": "0", "clear_srtt_after_backoffs": "0"}
+
+
 class MankinExperiment(Experiment):
     """One of the three testbeds, RDCR on and off."""
 
@@ -162,8 +169,8 @@ class MankinExperiment(Experiment):
     own_clocks: bool = True
     #: The hosts' retransmission timers are 4.3BSD-Tahoe's, as the scenario files state: one
     #: segment timed at a time from a count of 1, timeout srtt + 2 rttvar, srtt cleared from the
-    #: fourth back-off. False: RFC 6298's (a sample from every
-    #: ACK, srtt + 4 rttvar), side by side as `-rfc6298-timers` and in `-one-clock`.
+    #: fourth back-off. False: RFC 6298's (a sample from every ACK, srtt + 4 rttvar), side by side
+    #: as `-rfc6298-timers` and in `-one-clock`.
     tahoe_timers: bool = True
 
     def flow_names(self) -> list[str]:
@@ -176,17 +183,8 @@ class MankinExperiment(Experiment):
             if self.processing_jitter_ms > 0
             else {}
         )
-        hosts = {}
-        for name in self.flow_names():
-            if not self.own_clocks:
-                hosts[f"flow.{name}.delayed_ack"] = "false"
-                hosts[f"flow.{name}.tick_phase"] = "aligned"
-                hosts[f"flow.{name}.timeout_ssthresh"] = "half_flight"
-            if not self.tahoe_timers:
-                hosts[f"flow.{name}.rtt_timing"] = "every_ack"
-                hosts[f"flow.{name}.rto_k"] = "4"
-                hosts[f"flow.{name}.rtt_count_from"] = "0"
-                hosts[f"flow.{name}.clear_srtt_after_backoffs"] = "0"
+        reverted = {**({} if self.own_clocks else ONE_CLOCK_HOSTS), **({} if self.tahoe_timers else RFC6298_TIMERS)}
+        hosts = {f"flow.{name}.{key}": value for name in self.flow_names() for key, value in reverted.items()}
         return [
             Condition(c, {**{f"link.{link}.queue": QUEUE[c] for link in self.slip_links}, **jitter, **hosts})
             for c, _ in CONDITIONS

@@ -140,8 +140,8 @@ trips and expires timeouts, and a 200 ms fast timer, at whose next tick a delaye
 a phase drawn per connection (`tick_phase = "random"`, `delayed_ack_timer = "clocked"`); one segment
 timed at a time from a count of one tick (`rtt_timing = "one_at_a_time"`, `rtt_count_from = 1`), a
 timeout of srtt + 2 rttvar (`rto_k = 2`), srtt cleared from the fourth back-off in a row
-(`clear_srtt_after_backoffs = 4`) and,
-after it, a threshold of half the window (`timeout_ssthresh = "half_window"`). Here every host's slow
+(`clear_srtt_after_backoffs = 4`) and, after it, a threshold of half the window
+(`timeout_ssthresh = "half_window"`). Here every host's slow
 timer ticks at the same multiples of 500 ms from time 0, every segment is acknowledged at once,
 every ACK of new data gives a sample, the timeout is srtt + 4 rttvar (RFC 6298) and leaves half the
 flight as the threshold (RFC 5681). The gateways' processing time and the rows are those of the reproduction proper.
