@@ -15,6 +15,7 @@ from aqmlab.reproduce.dks.scenario2 import (
     Scenario2Jitter,
     Scenario2JkFirstDuplicate,
     Scenario2JkTimers,
+    Scenario2JkUncapped,
     Scenario2PerPacketSamples,
 )
 from aqmlab.reproduce.dks.scenario3 import Scenario3
@@ -28,6 +29,7 @@ EXPERIMENTS = [
     Scenario2Jitter(),
     Scenario2JkTimers(),
     Scenario2JkFirstDuplicate(),
+    Scenario2JkUncapped(),
     Scenario2PerPacketSamples(),
     Scenario3(),
     Scenario4(),

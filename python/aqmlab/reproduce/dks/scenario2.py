@@ -1,6 +1,7 @@
 """DKS 1989 scenario 2: an overloaded gateway, 6 FTPs and 2 Telnets, buffer 15, the six policy pairs;
-side by side with a processing time (-jitter), with JK on per-segment timers (-jk-timers) and with
-JK's fast retransmit on the first duplicate ACK (-jk-first-duplicate)."""
+side by side with a processing time (-jitter), with JK on per-segment timers (-jk-timers), with
+JK's fast retransmit on the first duplicate ACK (-jk-first-duplicate) and with the FTPs' JK windows
+uncapped (-jk-uncapped)."""
 
 from __future__ import annotations
 
@@ -190,7 +191,12 @@ _LOCKOUT = (
     "is clocked by an ACK and takes the slot that ACK's packet freed, so in four seeds of five five FTPs cycle "
     "with 55-61 retransmissions each (the paper: 57) at 440-486 packets; but the sixth, once at the window cap, "
     "never sends an extra packet into the full buffer, so it never loses (1152-1169 packets), one seed still "
-    "locks three in, and the Telnets still get through (0-166 packets against 3 and 0)"
+    "locks three in, and the Telnets still get through (0-166 packets against 3 and 0). The window cap is what "
+    "makes the lock-in absorbing (dks-1989-scenario2-jk-uncapped, a diagnostic not adopted: the paper states the cap "
+    "of 5): without it every FTP in turn sends the packet the full buffer cannot take, and the FTP rows come to the "
+    "paper's (5 seeds: 532-660 packets against 582-585, Jain 0.992, RTT 1.84-1.87 s against 1.85-1.93, 49-51 "
+    "retransmissions against 57), but the gateway's queue, 12.6-12.9 packets on average, is full at only 24-33% of "
+    "the Telnets' tries, too rarely to shut them out (95 and 113 packets against 3 and 0)"
 )
 _ALPHA = (
     "FQbit's alpha is garbled in the paper ('completely ad hoc'); we keep 1/2. It sets the DECbit sources' "
@@ -409,3 +415,27 @@ class Scenario2JkFirstDuplicate(Scenario2):
     policies = ("JK/FCFS", "JK/FQ")
     jk_keys = {"dupack_threshold": "1"}
     notes = JK_FIRST_DUPLICATE_NOTES + Scenario2.notes
+
+
+JK_UNCAPPED_NOTES = """**The FTPs' JK windows without the cap of 5** (`max_window = 64` on the six FTPs under JK/FCFS
+and JK/FQ). A diagnostic run, side by side and not adopted: the paper states that "both FTP's and
+Telnet's have their maximum window size set to 5", and 4.3BSD's JK never sends beyond the
+receiver's window. It was run after the rows were seen, to test one account of the JK/FCFS gap.
+Under a cap of 5, three sources can hold the whole buffer (3 x 5 = 15) and, ACK-clocked, never
+send an extra packet into it, so they never lose and lock the others out; without the cap no
+source ever stops growing, so every source in turn sends the packet the full buffer cannot take,
+loses it and halves. The Telnets keep their window of 5. The rows are those of the reproduction
+proper.
+
+"""
+
+
+class Scenario2JkUncapped(Scenario2):
+    id = "dks-1989-scenario2-jk-uncapped"
+    variant_of = "dks-1989-scenario2"
+    title = Scenario2.title + ", the FTPs' JK windows without the cap of 5"
+    policies = ("JK/FCFS", "JK/FQ")
+    notes = JK_UNCAPPED_NOTES + Scenario2.notes
+
+    def conditions(self):
+        return [Condition(c.label, {**c.overrides, "flow.ftp{i}.max_window": "64"}) for c in super().conditions()]
