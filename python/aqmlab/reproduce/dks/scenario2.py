@@ -431,8 +431,8 @@ receiver's window. It was run after the rows were seen, to test one account of t
 Under a cap of 5, three sources can hold the whole buffer (3 x 5 = 15) and, ACK-clocked, never
 send an extra packet into it, so they never lose and lock the others out; without the cap no
 source ever stops growing, so every source in turn sends the packet the full buffer cannot take,
-loses it and halves. The Telnets keep their window of 5. The rows are those of the reproduction
-proper.
+loses it and starts again from a window of one (Tahoe). The Telnets keep their window of 5. The
+rows are those of the reproduction proper.
 
 """
 
