@@ -289,6 +289,8 @@ class DksScenario(Experiment):
     reduced = REDUCED
     #: Keys set on every JK flow besides its cc (a side-by-side variant's JK model).
     jk_keys: Mapping[str, str] = {}
+    #: Overrides added to every condition, after the policy's (a side-by-side variant's condition).
+    condition_keys: Mapping[str, str] = {}
 
     @property
     def scenario(self) -> str:  # type: ignore[override]
@@ -303,6 +305,7 @@ class DksScenario(Experiment):
                 overrides.update({f"flow.{f}.cc": CC[cc] for f in self.cc_flows})
                 if cc == "JK":
                     overrides.update({f"flow.{f}.{k}": v for f in self.cc_flows for k, v in self.jk_keys.items()})
+            overrides.update(self.condition_keys)
             out.append(Condition(policy, overrides))
         return out
 

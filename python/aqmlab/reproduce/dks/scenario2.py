@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from aqmlab.reproduce.base import Condition
 from aqmlab.reproduce.dks.common import (
     COMMON_NOTES,
     LINE_PKTS,
@@ -25,6 +24,8 @@ from aqmlab.reproduce.dks.common import (
 from aqmlab.reproduce.published import cite
 
 METRIC_NAMES = ("throughput", "rtt", "retx", "drops")
+#: One packet time of the 56 kbps gateway line: 1000 bytes.
+GATEWAY_PACKET_TIME_MS = 1000 * 8 / 56000 * 1000
 
 
 class Scenario2(DksScenario):
@@ -328,11 +329,7 @@ those of the exact experiment.
         + Scenario2.notes
     )
 
-    def conditions(self):
-        jitter = f"{GATEWAY_PACKET_TIME_MS:.3f}ms"
-        return [
-            Condition(c.label, {**c.overrides, "link.gateway.processing_jitter": jitter}) for c in super().conditions()
-        ]
+    condition_keys = {"link.gateway.processing_jitter": f"{GATEWAY_PACKET_TIME_MS:.3f}ms"}
 
 
 JK_TIMER_NOTES = """**JK on per-segment timers** (`timers = "per_segment"` on every JK flow). The paper built its
@@ -392,13 +389,7 @@ class Scenario2PerPacketSamples(Scenario2):
     policies = ("G/FCFS", "G/FQ")
     notes = PER_PACKET_NOTES + Scenario2.notes
 
-    def conditions(self):
-        keys = {"flow.ftp{i}.samples": "per_packet", "flow.telnet{i}.samples": "per_packet"}
-        return [Condition(c.label, {**c.overrides, **keys}) for c in super().conditions()]
-
-
-#: One packet time of the 56 kbps gateway line: 1000 bytes.
-GATEWAY_PACKET_TIME_MS = 1000 * 8 / 56000 * 1000
+    condition_keys = {"flow.ftp{i}.samples": "per_packet", "flow.telnet{i}.samples": "per_packet"}
 
 
 JK_FIRST_DUPLICATE_NOTES = """**JK's fast retransmit on the first duplicate ACK** (`dupack_threshold = 1` on every JK flow).
@@ -444,8 +435,7 @@ class Scenario2JkUncapped(Scenario2):
     policies = ("JK/FCFS", "JK/FQ")
     notes = JK_UNCAPPED_NOTES + Scenario2.notes
 
-    def conditions(self):
-        return [Condition(c.label, {**c.overrides, "flow.ftp{i}.max_window": "64"}) for c in super().conditions()]
+    condition_keys = {"flow.ftp{i}.max_window": "64"}
 
 
 class Scenario2JkFirstDuplicateUncapped(Scenario2JkUncapped):
