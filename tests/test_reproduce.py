@@ -57,6 +57,21 @@ def test_side_by_side_experiments_repeat_published_numbers_of_a_reproduction_pro
         assert {r.quantity for r in exp.references()} <= quantities, exp.id
 
 
+def test_a_dks_variant_differs_from_its_reproduction_proper_by_exactly_its_own_keys() -> None:
+    # -jk-first-duplicate-uncapped: the FTPs' cap lifted under every policy it runs, and the first
+    # duplicate on every JK flow; nothing else may differ from the proper's condition.
+    variant = EXPERIMENTS["dks-1989-scenario2-jk-first-duplicate-uncapped"]
+    proper = {c.label: c.overrides for c in EXPERIMENTS[variant.variant_of].conditions()}
+    for condition in variant.conditions():
+        extra = {k: v for k, v in condition.overrides.items() if proper[condition.label].get(k) != v}
+        assert extra == {
+            "flow.ftp{i}.dupack_threshold": "1",
+            "flow.telnet{i}.dupack_threshold": "1",
+            "flow.ftp{i}.max_window": "64",
+        }, condition.label
+        assert set(proper[condition.label]) <= set(condition.overrides), condition.label
+
+
 def test_the_headline_judges_the_reproductions_proper_only() -> None:
     rows = [
         ("a", 1.0, "match", ""),
