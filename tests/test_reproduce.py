@@ -222,3 +222,27 @@ def test_mankins_side_by_side_hosts_override_every_4_3bsd_key_the_scenario_files
                 assert not missing, f"-{variant} keeps {sorted(missing)} of {flow['name']} under {condition.label}"
     for condition in EXPERIMENTS[f"mankin-1990-exp{number}"].conditions():
         assert not any(key.startswith("flow.") for key in condition.overrides), "the proper keeps the files' hosts"
+
+
+def test_fqbit_sharing_the_buffer_among_every_conversation_holds_decbit_windows_at_one() -> None:
+    # Scenario 2 under DEC/FQbit: buffer 15 among 8 conversations, alpha 1/2, so a lone packet
+    # (1 > 15/8 x 1/2) carries the bit and no DECbit window grows beyond 1. Six FTPs with one packet
+    # each in a 7 packet/s line: RTT 6/7 s (Little's law), 500/7 x 7/6 = 83.3 packets in 100 s each.
+    import aqmlab
+    from aqmlab.reproduce.dks.common import REDUCED
+
+    proper = EXPERIMENTS["dks-1989-scenario2"]
+    condition = {c.label: c for c in proper.conditions()}["DEC/FQbit"]
+    fqbit, scenario = condition.overrides, proper.scenario_path(condition)
+    outstanding = {}
+    for share in ("known", "active"):
+        ov = {**fqbit, **REDUCED, "link.gateway.queue.share": share}
+        flows = aqmlab.run(scenario, seed=1, overrides=ov).flows
+        ftps = flows[flows["name"].str.startswith("ftp")]
+        rate = ftps["goodput_bytes"] / 1000 / 200.0  # packets per second over the measured 200 s
+        outstanding[share] = (ftps["mean_rtt_s"] * rate).tolist()
+        if share == "known":
+            assert ftps["mean_rtt_s"].tolist() == pytest.approx([6 / 7] * 6, rel=0.01)
+    assert outstanding["known"] == pytest.approx([1.0] * 6, rel=0.02)
+    # Shared among the active conversations (about six), a lone packet passes and windows grow.
+    assert min(outstanding["active"]) > 1.5

@@ -416,7 +416,9 @@ mod tests {
 
     #[test]
     fn fq_bit_keeps_the_contract() {
-        every_run(|limit, l| fq_bit::FqBit::new(&fq_bit::Params { fq: fq_params(limit), alpha: 0.5 }, l));
+        every_run(|limit, l| {
+            fq_bit::FqBit::new(&fq_bit::Params { fq: fq_params(limit), alpha: 0.5, share: fq_bit::Share::Active }, l)
+        });
     }
 
     #[test]

@@ -375,6 +375,8 @@ pub struct Fq {
     len: usize,
     bytes: u64,
     seq: u64,
+    /// Sum of the weights of every conversation seen so far (fq_bit's `share = "known"`).
+    w_known: u64,
     pub counters: Counters,
 }
 
@@ -392,6 +394,7 @@ impl Fq {
             len: 0,
             bytes: 0,
             seq: 0,
+            w_known: 0,
             counters: Counters::default(),
         }
     }
@@ -416,6 +419,11 @@ impl Fq {
     /// Sum of the weights of the active conversations.
     pub fn w_active(&self) -> u64 {
         self.clock.w_active
+    }
+
+    /// Sum of the weights of every conversation this queue has seen (active or not).
+    pub fn w_known(&self) -> u64 {
+        self.w_known
     }
 
     /// Packets and bytes queued for conversation `c`, and its weight.
@@ -498,6 +506,7 @@ impl Fq {
                 User::Pair | User::Source => 1,
             };
             self.convs.push(Conv { key, weight, f_last: 0, active: false, queue: VecDeque::new(), bytes: 0 });
+            self.w_known += weight as u64;
         }
         let conv = &mut self.convs[c];
         let p = pkt.size as u128 * 8 * NANO / conv.weight as u128;

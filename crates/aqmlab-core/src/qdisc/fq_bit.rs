@@ -10,8 +10,12 @@
 //! Deviations from the paper and choices it leaves open:
 //! - alpha is garbled in the paper's text ("completely ad hoc"): default 1/2 (our choice).
 //! - The conversation's queue length counts the arriving packet (the length of the queue the
-//!   packet joins); "active" is FQ's N_ac, the arrival's conversation included. With weights,
-//!   the fair share is buffer * n_a / (sum of the active weights).
+//!   packet joins).
+//! - Whose share: the paper does not say which conversations divide the buffer. `share =
+//!   "active"` (the default) divides it among FQ's N_ac, the arrival's conversation included;
+//!   `share = "known"` among every conversation the gateway has seen, the way a gateway that keeps
+//!   state per conversation would count them. With weights, the fair share is buffer * n_a /
+//!   (the sum of those conversations' weights).
 //! - Lengths are in packets with a limit in packets, in bytes with a limit in bytes; an
 //!   unbounded buffer has no fair share and is refused.
 //! - The bit (`flags::CE`, answered as `Verdict::Marked` with reason `fair_share`) is set on admitted data packets
@@ -21,7 +25,7 @@ use serde::Serialize;
 
 use super::fq::{self, Fq};
 use super::{DisciplineInfo, DropReason, LinkInfo, QdiscCtx, QdiscParams, QueueDisc, Verdict};
-use crate::conf::{Fields, Limit, Result};
+use crate::conf::{choice_enum, Fields, Limit, Result};
 use crate::packet::{flags, PacketId};
 
 pub const INFO: DisciplineInfo = DisciplineInfo {
@@ -31,11 +35,24 @@ pub const INFO: DisciplineInfo = DisciplineInfo {
     read: |f| Params::read(f).map(QdiscParams::FqBit),
 };
 
+choice_enum! {
+    /// Which conversations divide the buffer into fair shares.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Share {
+        /// FQ's active conversations (N_ac), the arrival's included.
+        Active = "active",
+        /// Every conversation the gateway has seen.
+        Known = "known",
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Params {
     #[serde(flatten)]
     pub fq: fq::Params,
     pub alpha: f64,
+    pub share: Share,
 }
 
 impl Params {
@@ -47,15 +64,21 @@ impl Params {
             "set the bit when the conversation's queue exceeds alpha x (buffer / active conversations)",
         )?;
         f.ensure(alpha > 0.0, "alpha", "must be above 0")?;
+        let share = f.choice(
+            "share",
+            Share::Active,
+            "which conversations divide the buffer: \"active\" (FQ's N_ac) or \"known\" (every one seen)",
+        )?;
         f.ensure(fq.limit != Limit::Unbounded, "limit", "an unbounded buffer has no fair share: give a limit")?;
-        Ok(Params { fq, alpha })
+        Ok(Params { fq, alpha, share })
     }
 }
 
 /// The paper's bit-setting rule: `backlog` (the arrival included) exceeds `alpha` times the
-/// conversation's fair share of `buffer`, `buffer * weight / w_active`.
-pub fn fqbit_marks(backlog: f64, buffer: f64, weight: u32, w_active: u64, alpha: f64) -> bool {
-    backlog > alpha * buffer * weight as f64 / w_active.max(1) as f64
+/// conversation's fair share of `buffer`, `buffer * weight / w_sharing` (the summed weights of
+/// the conversations that share it).
+pub fn fqbit_marks(backlog: f64, buffer: f64, weight: u32, w_sharing: u64, alpha: f64) -> bool {
+    backlog > alpha * buffer * weight as f64 / w_sharing.max(1) as f64
 }
 
 /// What this discipline counts beyond FQ's own counters.
@@ -67,12 +90,13 @@ pub struct Counters {
 pub struct FqBit {
     fq: Fq,
     alpha: f64,
+    share: Share,
     pub counters: Counters,
 }
 
 impl FqBit {
     pub fn new(p: &Params, link: &LinkInfo) -> Self {
-        FqBit { fq: Fq::new(&p.fq, link), alpha: p.alpha, counters: Counters::default() }
+        FqBit { fq: Fq::new(&p.fq, link), alpha: p.alpha, share: p.share, counters: Counters::default() }
     }
 
     /// The wrapped FQ (its round number, active set and counters).
@@ -93,7 +117,11 @@ impl QueueDisc for FqBit {
             Limit::Bytes(b) => (bytes as f64, b as f64),
             Limit::Unbounded => return verdict,
         };
-        if fqbit_marks(backlog, buffer, weight, self.fq.w_active(), self.alpha) {
+        let sharing = match self.share {
+            Share::Active => self.fq.w_active(),
+            Share::Known => self.fq.w_known(),
+        };
+        if fqbit_marks(backlog, buffer, weight, sharing, self.alpha) {
             cx.pkts[pkt].flags |= flags::CE;
             self.counters.marked += 1;
             return Verdict::Marked(DropReason::FairShare);
@@ -136,6 +164,10 @@ mod tests {
     use crate::conf::Bytes;
 
     fn fq_bit(limit: Limit, alpha: f64) -> Harness<FqBit> {
+        fq_bit_sharing(limit, alpha, Share::Active)
+    }
+
+    fn fq_bit_sharing(limit: Limit, alpha: f64, share: Share) -> Harness<FqBit> {
         let fq = fq::Params {
             limit,
             delta: Bytes(0),
@@ -143,7 +175,7 @@ mod tests {
             pushout_ties: fq::PushoutTies::LargerId,
             weights: fq::Weights::default(),
         };
-        Harness::new(FqBit::new(&Params { fq, alpha }, &link(8)), 1)
+        Harness::new(FqBit::new(&Params { fq, alpha, share }, &link(8)), 1)
     }
 
     #[test]
@@ -203,6 +235,37 @@ mod tests {
         assert!(fqbit_marks(3.0, 12.0, 1, 3, 0.5));
         assert!(!fqbit_marks(4.0, 12.0, 2, 3, 0.5)); // weight 2 of 3: share 8, threshold 4
         assert!(fqbit_marks(5.0, 12.0, 2, 3, 0.5));
+    }
+
+    #[test]
+    fn a_known_share_counts_conversations_that_have_gone_idle() {
+        // Buffer 16, alpha 1/2. Four conversations send a packet each and are served, and a second
+        // later none is active any more. Then flow 1 sends two packets: among the active (itself alone) its
+        // share is 16, threshold 8; among the four known, 4, threshold 2.
+        for (share, marked) in [(Share::Active, 0), (Share::Known, 0)] {
+            let mut h = fq_bit_sharing(Limit::Packets(16), 0.5, share);
+            for flow in 1..=4 {
+                assert_eq!(h.offer(flow, 100), Verdict::Enqueued);
+            }
+            while h.serve().is_some() {}
+            h.now += 1_000_000_000; // 1 s: the bit-by-bit round has finished them all
+            h.offer(1, 100);
+            h.offer(1, 100);
+            assert_eq!(h.q.counters.marked, marked, "{share:?}");
+        }
+        // The third packet: over 2 (known), not over 8 (active).
+        for (share, marked) in [(Share::Active, 0), (Share::Known, 1)] {
+            let mut h = fq_bit_sharing(Limit::Packets(16), 0.5, share);
+            for flow in 1..=4 {
+                h.offer(flow, 100);
+            }
+            while h.serve().is_some() {}
+            h.now += 1_000_000_000;
+            for _ in 0..3 {
+                h.offer(1, 100);
+            }
+            assert_eq!(h.q.counters.marked, marked, "{share:?}");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@ from aqmlab.reproduce.dks.fig1 import Fig1
 from aqmlab.reproduce.dks.scenario1 import Scenario1
 from aqmlab.reproduce.dks.scenario2 import (
     Scenario2,
+    Scenario2FqbitActive,
     Scenario2Jitter,
     Scenario2JkFirstDuplicate,
     Scenario2JkFirstDuplicateUncapped,
@@ -33,6 +34,7 @@ EXPERIMENTS = [
     Scenario2JkUncapped(),
     Scenario2JkFirstDuplicateUncapped(),
     Scenario2PerPacketSamples(),
+    Scenario2FqbitActive(),
     Scenario3(),
     Scenario4(),
     Scenario5(),

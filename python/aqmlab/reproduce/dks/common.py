@@ -39,7 +39,7 @@ QUEUES = {
     "FCFS": '{discipline = "droptail", limit = %d}',
     "FQ": '{discipline = "fq", limit = %d}',
     "DEC": '{discipline = "decbit", limit = %d, selective = true}',
-    "FQbit": '{discipline = "fq_bit", limit = %d, alpha = 0.5}',
+    "FQbit": '{discipline = "fq_bit", limit = %d, alpha = 0.5, share = "known"}',
 }
 
 REDUCED = {"simulation.duration": "400s", "simulation.warmup": "200s"}
@@ -64,7 +64,11 @@ at or above their max-min share of 90% of the line, while the cycle-averaged que
 and every DEC/DEC row of every scenario rests on that approximation: docs/reproductions.md, *The
 selective DECbit gateway*, lists the rows whose verdict turns on it); **FQbit** is FQ that sets the bit when a
 conversation's queue exceeds alpha = 1/2 of its share of the buffer (alpha is garbled in the
-paper). The Telnets use the same flow control as the FTPs. Only the gateway lines change queue;
+paper), the buffer shared among every conversation the gateway carries (the paper does not say
+among which; its scenario 2 settles it: an RTT of 0.860 s at 582 packets is one packet
+outstanding per FTP, so a lone packet carries the bit, 1 > 1/2 x 15/8, which a share among the
+FQ-active conversations gives only while all eight are active: with the six FTPs, 1/2 x 15/6 >
+1; docs/reproductions.md). The Telnets use the same flow control as the FTPs. Only the gateway lines change queue;
 host links stay FCFS (nothing waits at 10 Mbps).
 
 Quantities per source are the paper's four: throughput (packets delivered in the 500 s window,

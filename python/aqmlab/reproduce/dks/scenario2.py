@@ -210,11 +210,12 @@ _LOCKOUT = (
     "and are dropped at 16-23% while the buffer is full 51-52% of the time"
 )
 _ALPHA = (
-    "FQbit's alpha is garbled in the paper ('completely ad hoc'); we keep 1/2. It sets the DECbit sources' "
-    "window: with alpha = 1/2 the FTPs here settle at larger windows than the paper's (scenario 2: RTT 1.59 s against "
-    "0.86 s = 6 packets / 7 per s, i.e. one packet each). The paper's scenario 5 (RTT 1.43 s: windows at 5, no bit ever "
-    "set) needs alpha >= 2/3 with a buffer of 15 and two conversations per line, its scenario 2 alpha < 0.4 with six: no "
-    "single alpha gives both, so we did not fit it"
+    "FQbit's alpha is garbled in the paper ('completely ad hoc'); aqmlab keeps 1/2, with the buffer shared among every "
+    "conversation the gateway carries and scenario 5's buffer of 20, the readings the paper's own numbers settle: "
+    "scenario 2's 0.860 s at 582 packets is one packet outstanding per FTP, so a lone packet carries the bit "
+    "(1 > alpha x 15/8), and scenario 5's 1.43 s at 1750 is windows of 5 that never carry it (5 <= alpha x 20/2). "
+    "Shared among FQ's active conversations instead, scenario 2's FTPs settle at 1.85 packets each, RTT 1.59 s "
+    "(dks-1989-scenario2-fqbit-active); with scenario 2's buffer of 15, scenario 5's short paths at 3.7 packets, 1.05 s"
 )
 _TELNET_COUNT = (
     "a Telnet sends a Poisson count of packets, 100 in 500 s on average (one per 5 s), which spreads by 10 from "
@@ -407,6 +408,29 @@ retransmission is clocked by an ACK, finds the slot that ACK's packet freed, and
 locked out. The rows are those of the reproduction proper.
 
 """
+
+
+FQBIT_ACTIVE_NOTES = """**FQbit's fair share among the active conversations** (`share = "active"` on the gateway's
+fq_bit, DEC/FQbit only). The paper sets the bit "whenever the source's queue length is greater
+than alpha of its fair share of buffer space" without saying which conversations share the
+buffer. The reproduction proper shares it among every conversation the gateway carries, as the
+paper's 0.860 s (one packet outstanding per FTP, Little's law) requires at any alpha below 8/15;
+this experiment shows the other reading side by side. Among FQ's active conversations (six
+FTPs queued nearly all the time) a lone packet is not marked at alpha = 1/2 (1 < 1/2 x 15/6), so
+the FTPs' windows rise until half their packets carry the bit. The rows are those of the
+reproduction proper.
+
+"""
+
+
+class Scenario2FqbitActive(Scenario2):
+    id = "dks-1989-scenario2-fqbit-active"
+    variant_of = "dks-1989-scenario2"
+    title = Scenario2.title + ", FQbit's fair share among the active conversations"
+    policies = ("DEC/FQbit",)
+    notes = FQBIT_ACTIVE_NOTES + Scenario2.notes
+
+    condition_keys = {"link.gateway.queue.share": "active"}
 
 
 class Scenario2JkFirstDuplicate(Scenario2):

@@ -175,11 +175,11 @@ _FQ_TELNET_RETX = (
     "point 4); the gain is the generic FTPs' too, so it stays at 1/8"
 )
 _FQBIT_RTT = (
-    "FQbit's alpha is garbled in the paper ('completely ad hoc'); aqmlab keeps 1/2. Here two conversations are "
-    "active (the FTP and the ill-behaved source) in a buffer of 20, so the FTP's share is 10, its threshold 5, and "
-    "a window of 5 is never marked: 5 packets at 6.98 a second, 0.716 s. The paper's 0.641 s (an uncertain "
-    "reading) is a mean window of 4.5, bits set now and then: alpha below 1/2, as its scenario 2 needs (below "
-    "0.4), while its scenario 5 needs at least 2/3 (see scenario 2's and 5's reports): no single alpha fits all three"
+    "FQbit's alpha is garbled in the paper ('completely ad hoc'); aqmlab keeps 1/2, with the buffer shared among the "
+    "three conversations the gateway carries (scenario 2's reading). The FTP's share of the 20 is then 6.7, its "
+    "threshold 3.3: a window of 5 carries the bit now and then and averages about 4.5, the paper's 0.641 s. Shared "
+    "among FQ's active conversations (the FTP and the ill-behaved source, threshold 5), a window of 5 is never marked: "
+    "5 packets at 6.98 a second, 0.716 s"
 )
 S3_WHY: dict[tuple[str, str], str] = {
     ("G/FQ", "retx"): _FQ_TELNET_RETX,
