@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
+from aqmlab.reproduce.base import Condition
 from aqmlab.reproduce.dks.common import (
     COMMON_NOTES,
     LINE_PKTS,
@@ -411,7 +412,7 @@ locked out. The rows are those of the reproduction proper.
 
 
 FQBIT_ACTIVE_NOTES = """**FQbit's fair share among the active conversations** (`share = "active"` on the gateway's
-fq_bit, DEC/FQbit only). The paper sets the bit "whenever the source's queue length is greater
+fq_bit; DEC/DEC runs unchanged beside it, as DEC/FQbit's finding compares the two). The paper sets the bit "whenever the source's queue length is greater
 than alpha of its fair share of buffer space" without saying which conversations share the
 buffer. The reproduction proper shares it among every conversation the gateway carries, as the
 paper's 0.860 s (one packet outstanding per FTP, Little's law) requires at any alpha below 8/15;
@@ -427,10 +428,15 @@ class Scenario2FqbitActive(Scenario2):
     id = "dks-1989-scenario2-fqbit-active"
     variant_of = "dks-1989-scenario2"
     title = Scenario2.title + ", FQbit's fair share among the active conversations"
-    policies = ("DEC/FQbit",)
+    #: DEC/DEC too: DEC/FQbit's finding compares the Telnets' delay with DEC/DEC's.
+    policies = ("DEC/DEC", "DEC/FQbit")
     notes = FQBIT_ACTIVE_NOTES + Scenario2.notes
 
-    condition_keys = {"link.gateway.queue.share": "active"}
+    def conditions(self):
+        share = {"link.gateway.queue.share": "active"}
+        return [
+            Condition(c.label, {**c.overrides, **share}) if c.label == "DEC/FQbit" else c for c in super().conditions()
+        ]
 
 
 class Scenario2JkFirstDuplicate(Scenario2):
