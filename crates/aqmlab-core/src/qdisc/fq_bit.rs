@@ -15,7 +15,10 @@
 //!   "active"` (the default) divides it among FQ's N_ac, the arrival's conversation included;
 //!   `share = "known"` among every conversation the gateway has seen, the way a gateway that keeps
 //!   state per conversation would count them. With weights, the fair share is buffer * n_a /
-//!   (the sum of those conversations' weights).
+//!   (the sum of those conversations' weights). The DKS reproductions use "known", which the
+//!   paper's own scenario 2 numbers settle (docs/reproductions.md); the default stays "active",
+//!   as a share among every conversation ever seen shrinks without end in a long run of short
+//!   flows.
 //! - Lengths are in packets with a limit in packets, in bytes with a limit in bytes; an
 //!   unbounded buffer has no fair share and is refused.
 //! - The bit (`flags::CE`, answered as `Verdict::Marked` with reason `fair_share`) is set on admitted data packets
@@ -61,7 +64,7 @@ impl Params {
         let alpha: f64 = f.or(
             "alpha",
             0.5,
-            "set the bit when the conversation's queue exceeds alpha x (buffer / active conversations)",
+            "set the bit when the conversation's queue exceeds alpha x its fair share (the buffer over the conversations `share` counts)",
         )?;
         f.ensure(alpha > 0.0, "alpha", "must be above 0")?;
         let share = f.choice(

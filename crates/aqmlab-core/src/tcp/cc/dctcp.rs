@@ -112,6 +112,7 @@ impl Dctcp {
             dupack_threshold: p.dupack_threshold,
             rto: p.rto,
             half_window_on_timeout: false,
+            resume_after_fast_retransmit: false,
         };
         Dctcp {
             lb: LossBased::new(&base, max_window),

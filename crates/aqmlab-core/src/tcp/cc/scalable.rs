@@ -72,6 +72,7 @@ impl Params {
             dupack_threshold: self.dupack_threshold,
             rto: self.rto,
             half_window_on_timeout: false,
+            resume_after_fast_retransmit: false,
         }
     }
 }

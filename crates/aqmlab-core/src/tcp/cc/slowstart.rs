@@ -50,6 +50,10 @@ pub struct Params {
     /// A timeout's threshold is half the window, not half the flight (`timeout_ssthresh`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub half_window_on_timeout: bool,
+    /// After a fast retransmit that goes back, resume at the old snd_nxt instead (Tahoe's
+    /// `after_fast_retransmit = "resume"`, 4.3BSD-Tahoe's code).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub resume_after_fast_retransmit: bool,
 }
 
 choice_enum! {
@@ -85,7 +89,7 @@ impl Params {
         }
         let dupack_threshold = if fast_retransmit {
             let t: u32 = f.or("dupack_threshold", 3u32, "duplicate ACKs that trigger fast retransmit")?;
-            f.ensure(t >= 1, "dupack_threshold", "must be at least 1")?;
+            f.ensure((1..=u16::MAX as u32).contains(&t), "dupack_threshold", "must be from 1 to 65535")?;
             t
         } else {
             0
@@ -104,6 +108,7 @@ impl Params {
             dupack_threshold,
             rto,
             half_window_on_timeout: threshold == TimeoutThreshold::HalfWindow,
+            resume_after_fast_retransmit: false,
         })
     }
 }
@@ -168,9 +173,13 @@ pub trait FastRecovery {
 #[derive(Clone, Debug)]
 pub struct LossBased<R> {
     pub w: Window,
-    threshold: u32,
+    /// Duplicate ACKs that trigger fast retransmit (at most 65535: with the flags below, the
+    /// driver fits the agent's cache lines).
+    threshold: u16,
     /// A timeout halves the window, not the flight (4.3BSD-Tahoe; in the padding beside the flags).
     half_window_on_timeout: bool,
+    /// A fast retransmit that goes back resends the lost segment alone (4.3BSD-Tahoe).
+    resume_after_fast_retransmit: bool,
     in_recovery: bool,
     /// Highest byte sent + 1 at the last loss reaction.
     recover: u64,
@@ -187,8 +196,9 @@ impl<R: FastRecovery> LossBased<R> {
     pub fn new(p: &Params, max_window: u32) -> Self {
         LossBased {
             w: Window::new(p, max_window),
-            threshold: p.dupack_threshold,
+            threshold: p.dupack_threshold as u16,
             half_window_on_timeout: p.half_window_on_timeout,
+            resume_after_fast_retransmit: p.resume_after_fast_retransmit,
             in_recovery: false,
             recover: 0,
             guard: false,
@@ -228,10 +238,13 @@ impl<R: FastRecovery> CongestionControl for LossBased<R> {
         if self.in_recovery {
             return R::dup_in_recovery(&mut self.w, a);
         }
-        if a.dupacks != self.threshold || self.guard {
+        if a.dupacks != self.threshold as u32 || self.guard {
             return Reaction::NONE;
         }
-        let (r, recovering) = R::enter(&mut self.w, a, self.threshold);
+        let (mut r, recovering) = R::enter(&mut self.w, a, self.threshold as u32);
+        if r.go_back && self.resume_after_fast_retransmit {
+            r = Reaction::RETRANSMIT;
+        }
         self.recover = a.snd_max;
         self.guard = R::GUARD_AFTER_RETRANSMIT;
         self.in_recovery = recovering;
@@ -285,6 +298,7 @@ mod tests {
             dupack_threshold: 0,
             rto: RtoParams::JACOBSON,
             half_window_on_timeout: false,
+            resume_after_fast_retransmit: false,
         }
     }
 

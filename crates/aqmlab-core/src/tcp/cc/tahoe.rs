@@ -9,13 +9,17 @@
 //! Demers, Keshav & Shenker's "JK" flow control is this, with `max_window = 5` and
 //! `initial_ssthresh = 5`.
 //!
-//! Deviations: going back N after a fast retransmit follows ns-2 and Fall & Floyd (4.3BSD-Tahoe
-//! itself resumed at its old snd_nxt); duplicate ACKs are ignored until an ACK goes beyond the
-//! data outstanding at the fast retransmit, so the duplicates that going back provokes cannot
-//! trigger a second one (ns-2's `bug_fix_`).
+//! Deviations and open choices: by default, going back N after a fast retransmit follows ns-2
+//! and Fall & Floyd; `after_fast_retransmit = "resume"` does what 4.3BSD-Tahoe's tcp_input does
+//! instead, resending the lost segment alone and going on from the old snd_nxt (the segments
+//! beyond a second hole then wait for the timer). Duplicate ACKs are ignored until an ACK goes
+//! beyond the data outstanding at the fast retransmit, so the duplicates that going back
+//! provokes cannot trigger a second one (ns-2's `bug_fix_`; in 4.3BSD nothing is left in flight
+//! to provoke them).
 
 pub use super::slowstart::Params;
 use super::slowstart::{FastRecovery, LossBased, Window};
+use crate::conf::{choice_enum, Fields, Result};
 use crate::tcp::EcnUse;
 use super::{half_flight, AckInfo, CcInfo, CcParams, Reaction};
 
@@ -23,11 +27,33 @@ pub const INFO: CcInfo = CcInfo {
     name: "tahoe",
     aliases: &["jk"],
     summary: "Tahoe: slow start, congestion avoidance, fast retransmit then slow start (the FQ paper's JK).",
-    read: |f| Params::read(f, true).map(CcParams::Tahoe),
+    read: |f| read(f).map(CcParams::Tahoe),
     ecn: EcnUse::Optional,
     paces: false,
     sack: false,
 };
+
+choice_enum! {
+    /// The `after_fast_retransmit` key.
+    #[derive(Clone, Copy, PartialEq)]
+    enum AfterFastRetransmit {
+        GoBack = "go_back",
+        Resume = "resume",
+    }
+}
+
+/// The slow-start family's keys and Tahoe's own.
+fn read(f: &mut Fields) -> Result<Params> {
+    let mut p = Params::read(f, true)?;
+    let after = f.choice(
+        "after_fast_retransmit",
+        AfterFastRetransmit::GoBack,
+        "what follows a fast retransmit: go_back, resend from the lost segment on as the window reopens \
+         (ns-2, Fall & Floyd); resume, the lost segment alone, then on from where sending stood (4.3BSD-Tahoe)",
+    )?;
+    p.resume_after_fast_retransmit = after == AfterFastRetransmit::Resume;
+    Ok(p)
+}
 
 /// Tahoe's reaction to the threshold-th duplicate ACK.
 #[derive(Clone, Copy, Debug)]
@@ -56,7 +82,7 @@ mod tests {
     #[test]
     fn third_dup_ack_goes_back_to_one_packet_once() {
         let p =
-            Params { initial_cwnd: 16.0, initial_ssthresh: Some(8.0), dupack_threshold: 3, rto: RtoParams::JACOBSON, half_window_on_timeout: false };
+            Params { initial_cwnd: 16.0, initial_ssthresh: Some(8.0), dupack_threshold: 3, rto: RtoParams::JACOBSON, half_window_on_timeout: false, resume_after_fast_retransmit: false };
         let mut c = Tahoe::new(&p, 100);
         let dup = |n| AckInfo { dupacks: n, flight: 16, snd_max: 16000, ack: 1000, ..Default::default() };
         assert_eq!(c.on_dup_ack(&dup(1)), Reaction::NONE);
@@ -72,5 +98,37 @@ mod tests {
         assert_eq!(c.on_dup_ack(&AckInfo { ack: 16000, ..dup(3) }), Reaction::NONE);
         c.on_ack(&AckInfo { ack: 17000, acked: 1, ..Default::default() });
         assert_eq!(c.on_dup_ack(&AckInfo { ack: 17000, snd_max: 20000, ..dup(3) }), Reaction::GO_BACK);
+    }
+
+    #[test]
+    fn resume_resends_the_lost_segment_alone_with_the_same_window() {
+        let p = Params {
+            initial_cwnd: 16.0,
+            initial_ssthresh: Some(8.0),
+            dupack_threshold: 3,
+            rto: RtoParams::JACOBSON,
+            half_window_on_timeout: false,
+            resume_after_fast_retransmit: true,
+        };
+        let mut c = Tahoe::new(&p, 100);
+        let dup = |n| AckInfo { dupacks: n, flight: 16, snd_max: 16000, ack: 1000, ..Default::default() };
+        c.on_dup_ack(&dup(1));
+        c.on_dup_ack(&dup(2));
+        assert_eq!(c.on_dup_ack(&dup(3)), Reaction::RETRANSMIT);
+        assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 8.0));
+    }
+
+    #[test]
+    fn the_key_reads_go_back_or_resume_and_refuses_anything_else() {
+        let src = crate::conf::Source { path: "t.toml".into() };
+        let parse = |text: &str| {
+            let t = crate::conf::parse_toml(text, &src).unwrap();
+            let mut f = Fields::new(&src, "flow.cc", &t, crate::conf::Origin::Line(1));
+            read(&mut f)
+        };
+        assert!(!parse("").unwrap().resume_after_fast_retransmit);
+        assert!(parse("after_fast_retransmit = \"resume\"").unwrap().resume_after_fast_retransmit);
+        let e = parse("after_fast_retransmit = \"back\"").unwrap_err();
+        assert!(e.message.contains("go_back") && e.message.contains("resume"), "{e}");
     }
 }

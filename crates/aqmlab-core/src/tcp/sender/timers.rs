@@ -361,6 +361,30 @@ mod tests {
     }
 
     #[test]
+    fn jk_resuming_after_a_fast_retransmit_resends_only_the_holes() {
+        // Two losses in one window of 5 (segments 12 and 14). Going back (ns-2) resends from 14
+        // on when the partial ACK comes, segments the receiver holds among them; resuming
+        // (4.3BSD-Tahoe) resends 12 alone, then 14 on its timeout, and nothing else.
+        let run = |after: &str| {
+            let jk = format!("cc = \"jk\"\nmax_window = 5\ninitial_ssthresh = 5\nafter_fast_retransmit = \"{after}\"");
+            let mut b = Bench::new(&common(&jk), None, 10_000_000, 50 * MS);
+            b.drop = Box::new(|p, _| (p.seq == 12 * SEG || p.seq == 14 * SEG) && !p.has(flags::RETX));
+            b.run_until(5000 * MS);
+            b
+        };
+        let resent = |b: &Bench| -> Vec<u64> { (0..60).filter(|k| b.sends_of(k * SEG).len() > 1).collect() };
+        let (back, resume) = (run("go_back"), run("resume"));
+        assert_eq!(resent(&resume), [12, 14]);
+        assert!((0..60).all(|k| resume.sends_of(k * SEG).len() <= 2));
+        assert_eq!(resume.timeouts.len(), 1, "the second hole waits for the timer");
+        let sends = resume.sends_of(12 * SEG);
+        assert!(sends[1] - sends[0] < RTT + 10 * MS, "12 by fast retransmit: {sends:?}");
+        let held: Vec<u64> = resent(&back).into_iter().filter(|k| ![12, 14].contains(k)).collect();
+        assert!(!held.is_empty(), "going back resends what the receiver holds: {:?}", resent(&back));
+        assert!(back.timeouts.is_empty(), "going back repairs both holes without the timer");
+    }
+
+    #[test]
     fn jk_on_per_segment_timers_backs_off_as_karn_until_a_valid_sample() {
         let jk = "cc = \"jk\"\nmax_window = 5\ninitial_ssthresh = 5\ntimers = \"per_segment\"";
         let (b, _) = through_an_outage(jk);
