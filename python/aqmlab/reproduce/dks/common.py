@@ -35,6 +35,11 @@ POLICIES = ["G/FCFS", "G/FQ", "JK/FCFS", "JK/FQ", "DEC/DEC", "DEC/FQbit"]
 #: The policies whose gateway serves in arrival order (DEC/DEC's gateway is FCFS that sets bits).
 FCFS_POLICIES = ("G/FCFS", "JK/FCFS", "DEC/DEC")
 CC = {"G": "generic", "JK": "jk", "DEC": "decbit"}
+#: Keys on every JK flow: a fast retransmit resends the lost packet alone and sending goes on
+#: from where it stood. The paper builds JK on its generic flow control, which resends only the
+#: packet it times out, adding 4.3BSD's ideas, fast retransmit among them; 4.3BSD-Tahoe's
+#: tcp_input resumes at the old snd_nxt too. Going back N after it is ns-2's later Tahoe.
+JK_KEYS = {"after_fast_retransmit": "resume"}
 QUEUES = {
     "FCFS": '{discipline = "droptail", limit = %d}',
     "FQ": '{discipline = "fq", limit = %d}',
@@ -52,7 +57,7 @@ gateway lines of 56 kbps (3500 packets in 500 s), buffers of 15 packets, 10 Mbps
 no propagation delay, starts spread over the first second. The policy pairs (Table 1):
 **G** is the paper's generic flow control (fixed window, timeout 2 x smoothed RTT, no
 back-off); **JK** is aqmlab's Tahoe (slow start, congestion avoidance, Jacobson's RTO with
-Karn's rule and back-off, fast retransmit, no fast recovery) capped at 5; **DEC** is the DECbit
+Karn's rule and back-off, fast retransmit of the lost packet alone, no fast recovery) capped at 5; **DEC** is the DECbit
 source (window +1 or x0.875 per two windows of ACKs, kept as a real number and used rounded to
 the nearest packet, as Ramakrishnan and Jain's TOCS 1990 paper states); **FCFS** is drop-tail;
 **FQ** is Fair Queueing with push-out from the longest conversation; **DEC** as a gateway is
@@ -308,7 +313,8 @@ class DksScenario(Experiment):
                 cc = policy.split("/")[0]
                 overrides.update({f"flow.{f}.cc": CC[cc] for f in self.cc_flows})
                 if cc == "JK":
-                    overrides.update({f"flow.{f}.{k}": v for f in self.cc_flows for k, v in self.jk_keys.items()})
+                    keys = {**JK_KEYS, **self.jk_keys}
+                    overrides.update({f"flow.{f}.{k}": v for f in self.cc_flows for k, v in keys.items()})
             overrides.update(self.condition_keys)
             out.append(Condition(policy, overrides))
         return out
