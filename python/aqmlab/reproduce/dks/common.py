@@ -53,8 +53,9 @@ COMMON_NOTES = """Every scenario follows the paper's section 4: Telnets send 40-
 mean gap of 5 s; FTPs have endless 1000-byte packets; both have a window of 5; ACKs are 40 bytes;
 FQ has delta = 0 and counts conversations by source-destination pair; 1500 s of warm-up, then
 500 s measured. Left open by the paper, and our choices:
-gateway lines of 56 kbps (3500 packets in 500 s), buffers of 15 packets, 10 Mbps host links,
-no propagation delay, starts spread over the first second. The policy pairs (Table 1):
+gateway lines of 56 kbps (3500 packets in 500 s), buffers of 15 packets (stated for scenario 2;
+20 in scenarios 3 and 5, which their own numbers settle), 10 Mbps host links, no propagation
+delay, starts spread over the first second. The policy pairs (Table 1):
 **G** is the paper's generic flow control (fixed window, timeout 2 x smoothed RTT, no
 back-off); **JK** is aqmlab's Tahoe (slow start, congestion avoidance, Jacobson's RTO with
 Karn's rule and back-off, fast retransmit of the lost packet alone, no fast recovery) capped at 5; **DEC** is the DECbit
