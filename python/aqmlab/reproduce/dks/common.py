@@ -301,6 +301,9 @@ class DksScenario(Experiment):
     jk_keys: Mapping[str, str] = {}
     #: Overrides added to every condition, after the policy's (a side-by-side variant's condition).
     condition_keys: Mapping[str, str] = {}
+    #: Overrides added, after those, to the conditions of the policies named (a variant that
+    #: changes some policies only).
+    policy_keys: Mapping[str, Mapping[str, str]] = {}
 
     @property
     def scenario(self) -> str:  # type: ignore[override]
@@ -317,6 +320,7 @@ class DksScenario(Experiment):
                     keys = {**JK_KEYS, **self.jk_keys}
                     overrides.update({f"flow.{f}.{k}": v for f in self.cc_flows for k, v in keys.items()})
             overrides.update(self.condition_keys)
+            overrides.update(self.policy_keys.get(policy, {}))
             out.append(Condition(policy, overrides))
         return out
 

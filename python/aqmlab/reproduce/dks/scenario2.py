@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from aqmlab.reproduce.base import Condition
 from aqmlab.reproduce.dks.common import (
     COMMON_NOTES,
     LINE_PKTS,
@@ -433,11 +432,7 @@ class Scenario2FqbitActive(Scenario2):
     policies = ("DEC/DEC", "DEC/FQbit")
     notes = FQBIT_ACTIVE_NOTES + Scenario2.notes
 
-    def conditions(self):
-        share = {"link.gateway.queue.share": "active"}
-        return [
-            Condition(c.label, {**c.overrides, **share}) if c.label == "DEC/FQbit" else c for c in super().conditions()
-        ]
+    policy_keys = {"DEC/FQbit": {"link.gateway.queue.share": "active"}}
 
 
 class Scenario2JkFirstDuplicate(Scenario2):

@@ -3,7 +3,6 @@ side with JK on per-segment timers and with the DECbit source's window truncated
 
 from __future__ import annotations
 
-from aqmlab.reproduce.base import Condition
 from aqmlab.reproduce.dks.common import (
     COMMON_NOTES,
     LINE_PKTS,
@@ -215,9 +214,6 @@ class Scenario5TruncatedWindow(Scenario5):
     policies = ("G/FCFS", "DEC/DEC", "DEC/FQbit")
     notes = TRUNCATED_NOTES + Scenario5.notes
 
-    def conditions(self):
-        keys = {"flow.ftp{i}.window": "truncated", "flow.ftp4.window": "truncated"}
-        return [
-            Condition(c.label, {**c.overrides, **keys}) if c.label.startswith("DEC/") else c
-            for c in super().conditions()
-        ]
+    policy_keys = {
+        p: {"flow.ftp{i}.window": "truncated", "flow.ftp4.window": "truncated"} for p in ("DEC/DEC", "DEC/FQbit")
+    }
