@@ -227,7 +227,7 @@ def test_mankins_side_by_side_hosts_override_every_4_3bsd_key_the_scenario_files
 def test_fqbit_sharing_the_buffer_among_every_conversation_holds_decbit_windows_at_one() -> None:
     # Scenario 2 under DEC/FQbit: buffer 15 among 8 conversations, alpha 1/2, so a lone packet
     # (1 > 15/8 x 1/2) carries the bit and no DECbit window grows beyond 1. Six FTPs with one packet
-    # each in a 7 packet/s line: RTT 6/7 s (Little's law), 500/7 x 7/6 = 83.3 packets in 100 s each.
+    # each in a 7 packet/s line: RTT 6/7 s, and each FTP's RTT times its rate is one packet (Little's law).
     import aqmlab
     from aqmlab.reproduce.dks.common import REDUCED
 

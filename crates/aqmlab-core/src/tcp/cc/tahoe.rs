@@ -79,11 +79,20 @@ mod tests {
     use crate::tcp::cc::CongestionControl;
     use crate::tcp::rtt::RtoParams;
 
+    fn params(resume_after_fast_retransmit: bool) -> Params {
+        Params {
+            initial_cwnd: 16.0,
+            initial_ssthresh: Some(8.0),
+            dupack_threshold: 3,
+            rto: RtoParams::JACOBSON,
+            half_window_on_timeout: false,
+            resume_after_fast_retransmit,
+        }
+    }
+
     #[test]
     fn third_dup_ack_goes_back_to_one_packet_once() {
-        let p =
-            Params { initial_cwnd: 16.0, initial_ssthresh: Some(8.0), dupack_threshold: 3, rto: RtoParams::JACOBSON, half_window_on_timeout: false, resume_after_fast_retransmit: false };
-        let mut c = Tahoe::new(&p, 100);
+        let mut c = Tahoe::new(&params(false), 100);
         let dup = |n| AckInfo { dupacks: n, flight: 16, snd_max: 16000, ack: 1000, ..Default::default() };
         assert_eq!(c.on_dup_ack(&dup(1)), Reaction::NONE);
         assert_eq!(c.on_dup_ack(&dup(2)), Reaction::NONE);
@@ -102,15 +111,7 @@ mod tests {
 
     #[test]
     fn resume_resends_the_lost_segment_alone_with_the_same_window() {
-        let p = Params {
-            initial_cwnd: 16.0,
-            initial_ssthresh: Some(8.0),
-            dupack_threshold: 3,
-            rto: RtoParams::JACOBSON,
-            half_window_on_timeout: false,
-            resume_after_fast_retransmit: true,
-        };
-        let mut c = Tahoe::new(&p, 100);
+        let mut c = Tahoe::new(&params(true), 100);
         let dup = |n| AckInfo { dupacks: n, flight: 16, snd_max: 16000, ack: 1000, ..Default::default() };
         c.on_dup_ack(&dup(1));
         c.on_dup_ack(&dup(2));
