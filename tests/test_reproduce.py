@@ -72,6 +72,28 @@ def test_a_dks_variant_differs_from_its_reproduction_proper_by_exactly_its_own_k
         assert set(proper[condition.label]) <= set(condition.overrides), condition.label
 
 
+@pytest.mark.parametrize(
+    ("variant_id", "changed", "keys"),
+    [
+        ("dks-1989-scenario2-fqbit-active", {"DEC/FQbit"}, {"link.gateway.queue.share": "active"}),
+        (
+            "dks-1989-scenario5-truncated-window",
+            {"DEC/DEC", "DEC/FQbit"},
+            {"flow.ftp{i}.window": "truncated", "flow.ftp4.window": "truncated"},
+        ),
+    ],
+)
+def test_policy_keys_change_the_named_policies_only(variant_id: str, changed: set[str], keys: dict) -> None:
+    variant = EXPERIMENTS[variant_id]
+    proper = {c.label: c.overrides for c in EXPERIMENTS[variant.variant_of].conditions()}
+    conditions = variant.conditions()
+    assert changed <= {c.label for c in conditions}
+    for condition in conditions:
+        extra = {k: v for k, v in condition.overrides.items() if proper[condition.label].get(k) != v}
+        assert extra == (keys if condition.label in changed else {}), condition.label
+        assert set(proper[condition.label]) <= set(condition.overrides), condition.label
+
+
 def test_the_headline_judges_the_reproductions_proper_only() -> None:
     rows = [
         ("a", 1.0, "match", ""),
