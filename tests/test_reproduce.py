@@ -72,6 +72,27 @@ def test_a_dks_variant_differs_from_its_reproduction_proper_by_exactly_its_own_k
         assert set(proper[condition.label]) <= set(condition.overrides), condition.label
 
 
+def test_every_dks_jk_flow_has_the_jk_keys_and_scenario4s_file_states_them_too() -> None:
+    import tomllib
+
+    from aqmlab.reproduce.dks.common import JK_KEYS
+
+    for exp in EXPERIMENTS.values():
+        if not exp.id.startswith("dks-1989-scenario") or exp.variant_of:
+            continue
+        for condition in exp.conditions():
+            jk_flows = {k.split(".")[1] for k, v in condition.overrides.items() if k.endswith(".cc") and v == "jk"}
+            if exp.id == "dks-1989-scenario4":
+                jk_flows = {"jk{i}"}
+            for flow in jk_flows:
+                for key, value in JK_KEYS.items():
+                    assert condition.overrides[f"flow.{flow}.{key}"] == value, (exp.id, condition.label, flow, key)
+    # The scenario file, run on its own, has the same JK model.
+    path = Path(__file__).resolve().parent.parent / "scenarios/papers/dks-1989/scenario4.toml"
+    (jk,) = [f for f in tomllib.loads(path.read_text())["flow"] if f.get("cc") == "jk"]
+    assert {k: str(jk[k]) for k in JK_KEYS} == JK_KEYS
+
+
 @pytest.mark.parametrize(
     ("variant_id", "changed", "keys"),
     [

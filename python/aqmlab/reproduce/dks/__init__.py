@@ -16,12 +16,13 @@ from aqmlab.reproduce.dks.scenario2 import (
     Scenario2Jitter,
     Scenario2JkFirstDuplicate,
     Scenario2JkFirstDuplicateUncapped,
+    Scenario2JkRfc6298Timers,
     Scenario2JkTimers,
     Scenario2JkUncapped,
     Scenario2PerPacketSamples,
 )
 from aqmlab.reproduce.dks.scenario3 import Scenario3
-from aqmlab.reproduce.dks.scenario4 import Scenario4
+from aqmlab.reproduce.dks.scenario4 import Scenario4, Scenario4JkRfc6298Timers
 from aqmlab.reproduce.dks.scenario5 import Scenario5, Scenario5JkTimers, Scenario5TruncatedWindow
 from aqmlab.reproduce.dks.scenario6 import Scenario6
 
@@ -30,6 +31,7 @@ EXPERIMENTS = [
     Scenario2(),
     Scenario2Jitter(),
     Scenario2JkTimers(),
+    Scenario2JkRfc6298Timers(),
     Scenario2JkFirstDuplicate(),
     Scenario2JkUncapped(),
     Scenario2JkFirstDuplicateUncapped(),
@@ -37,6 +39,7 @@ EXPERIMENTS = [
     Scenario2FqbitActive(),
     Scenario3(),
     Scenario4(),
+    Scenario4JkRfc6298Timers(),
     Scenario5(),
     Scenario5JkTimers(),
     Scenario5TruncatedWindow(),

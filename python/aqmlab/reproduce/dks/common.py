@@ -39,7 +39,41 @@ CC = {"G": "generic", "JK": "jk", "DEC": "decbit"}
 #: from where it stood. The paper builds JK on its generic flow control, which resends only the
 #: packet it times out, adding 4.3BSD's ideas, fast retransmit among them; 4.3BSD-Tahoe's
 #: tcp_input resumes at the old snd_nxt too. Going back N after it is ns-2's later Tahoe.
-JK_KEYS = {"after_fast_retransmit": "resume"}
+#: Its timeout calculation is that code's too ("better timeout calculations" is among the ideas
+#: the paper names): 4.3BSD-Tahoe times one segment at a time, times out at srtt + 2 rttvar
+#: bounded to [1 s, 64 s], starts the estimate afresh from the fourth back-off in a row, and
+#: leaves half the window as the threshold after a timeout. Its timers stay the generic's exact
+#: ones (no 500 ms tick), which the paper's own Telnet numbers settle for the generic.
+JK_KEYS = {
+    "after_fast_retransmit": "resume",
+    "rtt_timing": "one_at_a_time",
+    "rto_k": "2",
+    "min_rto": "1s",
+    "max_rto": "64s",
+    "clear_srtt_after_backoffs": "4",
+    "timeout_ssthresh": "half_window",
+}
+#: RFC 6298's timer and RFC 5681's threshold after a timeout, which aqmlab's JK had before it
+#: took 4.3BSD-Tahoe's (side by side: the `-jk-rfc6298-timers` variants).
+JK_RFC6298_KEYS = {
+    "rtt_timing": "every_ack",
+    "rto_k": "4",
+    "min_rto": "200ms",
+    "max_rto": "64s",
+    "clear_srtt_after_backoffs": "0",
+    "timeout_ssthresh": "half_flight",
+}
+JK_RFC6298_NOTES = """**JK on RFC 6298's timer** (on every JK flow: a sample from every ACK, a timeout of srtt + 4
+rttvar bounded below by 200 ms, RFC 5681's threshold after a timeout). aqmlab's JK had this timer
+until the thirteenth session. The paper models JK on "the 4.3bsd TCP implementation", naming
+"better timeout calculations" among the ideas taken from that code, and in 1988-89 that code is
+4.3BSD-Tahoe's: one segment timed at a time, srtt + 2 rttvar within [1 s, 64 s], the estimate
+started afresh from the fourth back-off in a row, half the window as the threshold after a
+timeout. The reproduction proper has that calculation (chosen from the text before it was run);
+this experiment shows the timer it replaced, side by side. The rows are those of the
+reproduction proper.
+
+"""
 QUEUES = {
     "FCFS": '{discipline = "droptail", limit = %d}',
     "FQ": '{discipline = "fq", limit = %d}',
@@ -57,8 +91,9 @@ gateway lines of 56 kbps (3500 packets in 500 s), buffers of 15 packets (stated 
 20 in scenarios 3 and 5, which their own numbers settle), 10 Mbps host links, no propagation
 delay, starts spread over the first second. The policy pairs (Table 1):
 **G** is the paper's generic flow control (fixed window, timeout 2 x smoothed RTT, no
-back-off); **JK** is aqmlab's Tahoe (slow start, congestion avoidance, Jacobson's RTO with
-Karn's rule and back-off, fast retransmit of the lost packet alone, no fast recovery) capped at 5; **DEC** is the DECbit
+back-off); **JK** is aqmlab's Tahoe (slow start, congestion avoidance, 4.3BSD-Tahoe's timeout
+calculation: one segment timed at a time, srtt + 2 rttvar within [1 s, 64 s], with Karn's rule and
+back-off; fast retransmit of the lost packet alone, no fast recovery) capped at 5; **DEC** is the DECbit
 source (window +1 or x0.875 per two windows of ACKs, kept as a real number and used rounded to
 the nearest packet, as Ramakrishnan and Jain's TOCS 1990 paper states); **FCFS** is drop-tail;
 **FQ** is Fair Queueing with push-out from the longest conversation; **DEC** as a gateway is

@@ -1,7 +1,9 @@
 """DKS 1989 scenario 2: an overloaded gateway, 6 FTPs and 2 Telnets, buffer 15, the six policy pairs;
 side by side with a processing time (-jitter), with JK on per-segment timers (-jk-timers), with
-JK's fast retransmit on the first duplicate ACK (-jk-first-duplicate), with the FTPs' JK windows
-uncapped (-jk-uncapped) and with both (-jk-first-duplicate-uncapped)."""
+JK on RFC 6298's timer (-jk-rfc6298-timers), with JK's fast retransmit on the first duplicate ACK
+(-jk-first-duplicate), with the FTPs' JK windows uncapped (-jk-uncapped) and with both
+(-jk-first-duplicate-uncapped). Side by side too: FQbit's share among the active conversations
+(-fqbit-active) and the generic estimator sampling every packet (-per-packet-samples)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import math
 
 from aqmlab.reproduce.dks.common import (
     COMMON_NOTES,
+    JK_RFC6298_KEYS,
+    JK_RFC6298_NOTES,
     LINE_PKTS,
     NAN,
     POLICIES,
@@ -174,41 +178,47 @@ _G_FQ_12 = (
     "these give 2.8 and 1.2 x 500 (the other four: 5.6-5.8); "
 )
 _LOCKOUT = (
-    "aqmlab's JK sources lock out instead of sharing: three of them reach the window cap (3 x 5 = 15 packets, what the "
-    "buffer holds), lose nothing and keep it, because each departure's ACK brings their next packet within ~6 ms (a 40-byte "
-    "ACK on the 56 kbps return line), while the others' retransmissions, arriving at random, find the buffer refilled and "
-    "back off to 64 s. It persists with 1 ms of propagation, without back-off and with the in-service packet counted in "
-    "the 15 (checked); the paper's JK (its own model of the 4.3BSD ideas in Nest) shared fairly with identical losses "
-    "(57 retransmissions each), i.e. synchronised cycles that aqmlab's Tahoe does not enter. Rows of the locked-out "
-    "sources (few retransmissions, no drops for the winners, a buffer always full) follow from this. Demonstrated "
-    "in part (dks-1989-scenario2-jk-timers): with one timer per packet, as the paper's text builds its JK on the "
-    "generic flow control, the lock-in breaks and the FTPs' RTTs (1.93-1.96 s) and retransmissions (59-107) come "
-    "near the paper's (1.85-1.93 s, 57), but the shares stay uneven (Jain 0.82) and the Telnets get 100-150 "
-    "packets; and the same timers retransmit in scenario 5, where the paper has none (97 and 248 per run, "
-    "dks-1989-scenario5-jk-timers). Neither timer structure gives all of the paper's JK rows; starting every "
-    "source at once does not give the lockstep either (checked). What separates the two is how a loss is "
-    "recovered (dks-1989-scenario2-jk-first-duplicate, a diagnostic not adopted: the paper states no threshold and "
-    "4.3BSD's code waits for three duplicates): with fast retransmit on the first duplicate ACK the resent packet "
-    "is clocked by an ACK and takes the slot that ACK's packet freed, so in two seeds of five five FTPs cycle "
-    "with 54-58 retransmissions each (the paper: 57) at 448-479 packets; but the sixth, once at the window cap, "
-    "never sends an extra packet into the full buffer, so it never loses (1118-1160 packets), in the other three "
-    "two lock in at the cap, and the Telnets still get through (0-204 packets against 3 and 0). The window cap is what "
-    "makes the lock-in absorbing (dks-1989-scenario2-jk-uncapped, a diagnostic not adopted: the paper states the cap "
-    "of 5): without it every FTP in turn sends the packet the full buffer cannot take, and the FTP rows come to the "
-    "paper's (5 seeds: 525-682 packets against 582-585, Jain 0.985, RTT 1.82-1.85 s against 1.85-1.93, 46-51 "
-    "retransmissions against 57), but the Telnets still get through (118 and 93 packets against 3 and 0). With both "
-    "diagnostics at once (dks-1989-scenario2-jk-first-duplicate-uncapped) every FTP number comes to the paper's: "
-    "573-598 packets, Jain 0.999, RTT 1.95-1.96 s, 53-55 retransmissions; only the Telnets' shut-out is missing (114 "
-    "and 86 packets). Measured while aqmlab's JK still went back N after a fast retransmit (before the twelfth "
-    "session, when the diagnostics above gave the same picture): without the cap the gateway's queue, 12.6-12.9 packets on "
-    "average, was full at only 24-33% of the Telnets' tries, too rarely to shut them out; and no JK model aqmlab "
-    "has gave both halves of the paper's trend: over 96 combinations of the duplicate threshold (1-3), the timers "
-    "(one, per segment), a 500 ms slow timer shared by every host or none, a minimum timeout of 0.2 or 1 s, "
-    "staggered or simultaneous starts and the cap (5 or none), 5 seeds each, no run had the FTPs sharing (Jain > "
-    "0.95) with both Telnets under 20 packets. What kept the Telnets in was their own ACK clock (packet logs of both "
-    "diagnostics at once, seeds 1-3; one nearly shut-out Telnet aside): behind their Poisson sources after losses, "
-    "87-95% of their first tries were released by the ACK of their previous packet and took the slot it freed, the "
-    "G/FCFS winners' effect, and were dropped at 16-23% while the buffer was full 51-52% of the time"
+    "aqmlab's JK sources do not share evenly: in three seeds of five two of them reach the window cap and keep it "
+    "(1100-1224 packets, 0-7 retransmissions), in the other two the shares spread from 135 to 1112 packets (Jain "
+    "0.66-0.79 over the five seeds, the paper's 1.00). A source at the cap loses next to nothing, because each "
+    "departure's ACK brings its next packet within ~6 ms (a 40-byte ACK on the 56 kbps return line) into the slot "
+    "that departure freed, while the others' retransmissions, arriving at random, often find the buffer refilled "
+    "(27-62 retransmissions each, the paper's 57 for every FTP) and the Telnets get through between them (12-236 "
+    "packets against 3 and 0); the paper's JK (its own model of the 4.3BSD ideas in Nest) shared fairly with "
+    "identical losses (57 retransmissions each), i.e. synchronised cycles that aqmlab's Tahoe does not enter. With "
+    "RFC 6298's timer in place of 4.3BSD-Tahoe's (aqmlab's JK before the thirteenth session; "
+    "dks-1989-scenario2-jk-rfc6298-timers) three sources held the cap in three seeds of five (3 x 5 = 15 packets, "
+    "what the buffer holds) and locked the other three and the Telnets out (0 packets); that lock-in persisted with "
+    "1 ms of propagation, without back-off, with every source starting at once and with the in-service packet "
+    "counted in the 15 (checked then). Demonstrated in part (dks-1989-scenario2-jk-timers): with one timer per "
+    "packet, as the paper's text builds its JK on the generic flow control, the FTPs' RTTs (1.85-2.04 s) and "
+    "retransmissions (49-151) come near the paper's (1.85-1.93 s, 57), but the shares stay uneven (Jain 0.82) and "
+    "the Telnets get 71-158 packets; and the same timers retransmit in scenario 5, where the paper has none (712 and "
+    "38 per run, dks-1989-scenario5-jk-timers). Neither timer structure gives all of the paper's JK rows. What "
+    "separates the two is how a loss is recovered (dks-1989-scenario2-jk-first-duplicate, a diagnostic not adopted: "
+    "the paper states no threshold and 4.3BSD's code waits for three duplicates): with fast retransmit on the first "
+    "duplicate ACK the resent packet is clocked by an ACK and takes the slot that ACK's packet freed, so in three "
+    "seeds of five five FTPs cycle with 57-61 retransmissions each (the paper: 57) at 455-481 packets; but the sixth, "
+    "once at the window cap, never sends an extra packet into the full buffer, so it never loses (1145-1160 "
+    "packets); in the other two seeds two sources hold the cap, and the Telnets are shut out in those two (0 and 0) "
+    "but get 4-164 packets in the three. The window cap is what lets a source keep its place "
+    "(dks-1989-scenario2-jk-uncapped, a diagnostic not adopted: the paper states the cap of 5): without it every FTP "
+    "in turn sends the packet the full buffer cannot take, and the FTP rows come to the paper's (5 seeds; by rank, "
+    "mean packets 494-670 against 582-585, Jain 0.989, RTT 1.77-1.90 s against 1.85-1.93, 45-58 retransmissions "
+    "against 57), but the Telnets still get through (87-124 packets against 3 and 0). With both diagnostics at once "
+    "(dks-1989-scenario2-jk-first-duplicate-uncapped) the FTPs share as the paper's do (by rank, mean packets "
+    "503-610, Jain 0.993, RTT 1.82-1.95 s, 42-61 retransmissions); only the Telnets' shut-out is missing (69-207 "
+    "packets). Measured with RFC 6298's timer, and while aqmlab's JK still went back N after a fast retransmit "
+    "(before the twelfth session; the diagnostics above then gave the same picture): without the cap the gateway's "
+    "queue, 12.6-12.9 packets on average, was full at only 24-33% of the Telnets' tries, too rarely to shut them out; "
+    "and no JK model aqmlab had gave both halves of the paper's trend: over 96 combinations of the duplicate "
+    "threshold (1-3), the timers (one, per segment), a 500 ms slow timer shared by every host or none, a minimum "
+    "timeout of 0.2 or 1 s, staggered or simultaneous starts and the cap (5 or none), 5 seeds each, no run had the "
+    "FTPs sharing (Jain > 0.95) with both Telnets under 20 packets. What kept the Telnets in was their own ACK clock "
+    "(packet logs of both diagnostics at once, seeds 1-3; one nearly shut-out Telnet aside): behind their Poisson "
+    "sources after losses, 87-95% of their first tries were released by the ACK of their previous packet and took "
+    "the slot it freed, the G/FCFS winners' effect, and were dropped at 16-23% while the buffer was full 51-52% of "
+    "the time"
 )
 _ALPHA = (
     "FQbit's alpha is garbled in the paper ('completely ad hoc'); aqmlab keeps 1/2, with the buffer shared among every "
@@ -228,16 +238,17 @@ _JK_COUNTS = (
     "single run lies within that spread or one run's spread over seeds"
 )
 _JK_FQ_GO_BACK = (
-    "aqmlab's JK resends about 16 packets per source that the receiver already holds (retransmissions 70-94 "
-    "against drops 58-74 per source: each packet sent is delivered or dropped, so the difference is duplicates "
-    "delivered), where the paper's JK/FQ resends 2-12 (83 - 80, 80 - 78, 60 - 48, 61 - 57, 61 - 54): after a "
+    "aqmlab's JK resends about 11 packets per source that the receiver already holds (retransmissions 67-85 "
+    "against drops 61-71 per source: each packet sent is delivered or dropped, so the difference is duplicates "
+    "delivered, 4-15), where the paper's JK/FQ resends 2-12 (83 - 80, 80 - 78, 60 - 48, 61 - 57, 61 - 54): after a "
     "timeout aqmlab's Tahoe goes back N, as 4.3BSD's does, and under FQ's push-out a window often loses two "
-    "packets with one delivered between or after them, which going back sends again. Resending the missing packet "
-    "alone on a timeout too, as the paper's generic flow control does (its JK is built on it), brought the "
-    "duplicates to 2 per source but the drops to 16 against the paper's 48-80 (the windows then stay small); going "
-    "back after a fast retransmit as well (ns-2's Tahoe, aqmlab's before the twelfth session) gave 78-91 against "
-    "63-70 (diagnostic runs of JK/FQ, 5 seeds each, not adopted): no recovery rule gives both the paper's drops "
-    "and its few duplicates"
+    "packets with one delivered between or after them, which going back sends again. With RFC 6298's timer "
+    "(before the thirteenth session) the duplicates were about 16 per source (retransmissions 71-95, drops 59-75); "
+    "with that timer, resending the missing packet alone on a timeout too, as the paper's generic flow control does "
+    "(its JK is built on it), brought the duplicates to 2 per source but the drops to 16 against the paper's 48-80 "
+    "(the windows then stay small), and going back after a fast retransmit as well (ns-2's Tahoe, aqmlab's before "
+    "the twelfth session) gave 78-91 retransmissions against 63-70 drops (diagnostic runs of JK/FQ, 5 seeds each, "
+    "not adopted)"
 )
 _G_FCFS_PRINTED = (
     "G/FCFS's columns are hard to place in the scan; its numbers are compared as printed, with the segregation finding"
@@ -345,7 +356,8 @@ generic resends a packet "not acknowledged before the timeout period" and sets "
 period" (section 3): one timer per packet from its own sending, the packet resent alone. Read
 literally, the JK model keeps those timers, each set to Jacobson's timeout with Karn's rule and
 back-off, and its fast retransmit resends the missing packet alone. aqmlab's `jk` (the
-reproduction proper) has 4.3BSD's single timer, restarted by each ACK, and goes back N. This
+reproduction proper) has 4.3BSD's single timer, restarted by each ACK, and goes back N after a
+timeout. This
 experiment runs the JK policies of this scenario with the literal reading (chosen from that text
 before it was run); the rows are those of the reproduction proper.
 
@@ -366,6 +378,15 @@ class Scenario2JkTimers(Scenario2):
         if pub.policy == "JK/FQ" and pub.metric in ("retx", "drops"):
             return _JK_COUNTS
         return super().explain(pub)
+
+
+class Scenario2JkRfc6298Timers(Scenario2):
+    id = "dks-1989-scenario2-jk-rfc6298-timers"
+    variant_of = "dks-1989-scenario2"
+    title = Scenario2.title + ", JK on RFC 6298's timer"
+    policies = ("JK/FCFS", "JK/FQ")
+    jk_keys = JK_RFC6298_KEYS
+    notes = JK_RFC6298_NOTES + Scenario2.notes
 
 
 PER_PACKET_NOTES = """**The generic estimator sampling every packet** (`samples = "per_packet"` on every generic
