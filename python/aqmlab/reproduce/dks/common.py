@@ -39,11 +39,13 @@ CC = {"G": "generic", "JK": "jk", "DEC": "decbit"}
 #: from where it stood. The paper builds JK on its generic flow control, which resends only the
 #: packet it times out, adding 4.3BSD's ideas, fast retransmit among them; 4.3BSD-Tahoe's
 #: tcp_input resumes at the old snd_nxt too. Going back N after it is ns-2's later Tahoe.
-#: Its timeout calculation is that code's too ("better timeout calculations" is among the ideas
-#: the paper names): 4.3BSD-Tahoe times one segment at a time, times out at srtt + 2 rttvar
-#: bounded to [1 s, 64 s], starts the estimate afresh from the fourth back-off in a row, and
-#: leaves half the window as the threshold after a timeout. Its timers stay the generic's exact
-#: ones (no 500 ms tick), which the paper's own Telnet numbers settle for the generic.
+#: Its timeout calculation and window arithmetic are that code's too ("adjustable windows" and
+#: "better timeout calculations" are among the ideas the paper names): 4.3BSD-Tahoe times one
+#: segment at a time, times out at srtt + 2 rttvar bounded to [1 s, 64 s], starts the estimate
+#: afresh from the fourth back-off in a row, leaves half the window (not the flight) as the
+#: threshold after a timeout or a fast retransmit, and opens the window linearly only above
+#: the threshold. Its timers stay the generic's exact ones (no 500 ms tick), which the paper's own
+#: Telnet numbers settle for the generic.
 JK_KEYS = {
     "after_fast_retransmit": "resume",
     "rtt_timing": "one_at_a_time",
@@ -52,9 +54,12 @@ JK_KEYS = {
     "max_rto": "64s",
     "clear_srtt_after_backoffs": "4",
     "timeout_ssthresh": "half_window",
+    "fast_retransmit_ssthresh": "half_window",
+    "slow_start_at_ssthresh": "true",
 }
-#: RFC 6298's timer and RFC 5681's threshold after a timeout, which aqmlab's JK had before it
-#: took 4.3BSD-Tahoe's (side by side: the `-jk-rfc6298-timers` variants).
+#: RFC 6298's timer and RFC 5681's arithmetic (half the flight after a loss, linear opening from
+#: the threshold on), which aqmlab's JK had before it took 4.3BSD-Tahoe's (side by side: the
+#: `-jk-rfc6298-timers` variants).
 JK_RFC6298_KEYS = {
     "rtt_timing": "every_ack",
     "rto_k": "4",
@@ -62,16 +67,19 @@ JK_RFC6298_KEYS = {
     "max_rto": "64s",
     "clear_srtt_after_backoffs": "0",
     "timeout_ssthresh": "half_flight",
+    "fast_retransmit_ssthresh": "half_flight",
+    "slow_start_at_ssthresh": "false",
 }
-JK_RFC6298_NOTES = """**JK on RFC 6298's timer** (on every JK flow: a sample from every ACK, a timeout of srtt + 4
-rttvar bounded below by 200 ms, RFC 5681's threshold after a timeout). aqmlab's JK had this timer
-until the thirteenth session. The paper models JK on "the 4.3bsd TCP implementation", naming
-"better timeout calculations" among the ideas taken from that code, and in 1988-89 that code is
+JK_RFC6298_NOTES = """**JK on RFC 6298's timer and RFC 5681's arithmetic** (on every JK flow: a sample from every
+ACK, a timeout of srtt + 4 rttvar bounded below by 200 ms, half the flight as the threshold after a
+loss, linear opening from the threshold on). aqmlab's JK had these until the thirteenth session.
+The paper models JK on "the 4.3bsd TCP implementation", naming "adjustable windows" and "better
+timeout calculations" among the ideas taken from that code, and in 1988-89 that code is
 4.3BSD-Tahoe's: one segment timed at a time, srtt + 2 rttvar within [1 s, 64 s], the estimate
 started afresh from the fourth back-off in a row, half the window as the threshold after a
-timeout. The reproduction proper has that calculation (chosen from the text before it was run);
-this experiment shows the timer it replaced, side by side. The rows are those of the
-reproduction proper.
+timeout or a fast retransmit, and slow start up to and at the threshold. The reproduction proper
+has those (chosen from the text before it was run); this experiment shows what they replaced,
+side by side. The rows are those of the reproduction proper.
 
 """
 QUEUES = {

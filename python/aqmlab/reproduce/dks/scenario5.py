@@ -184,21 +184,7 @@ class Scenario5JkTimers(Scenario5):
             return _PER_SEGMENT_SPURIOUS
         return super().total_why(policy, quantity)
 
-    def explain(self, pub):
-        if pub.policy == "JK/FCFS":
-            return _PER_SEGMENT_SHARES
-        return super().explain(pub)
 
-
-_PER_SEGMENT_SHARES = (
-    "the spurious timeouts of the per-segment timers this experiment runs move the shares: JK/FCFS's sources time "
-    "out 22-1141 times per run (mean 712) with nothing dropped (retx:all and drops:all), each setting that source's "
-    "window back to one, and the long path gets 655-872 packets against the paper's 1000, the short paths 2628-2845 "
-    "against 2500, their round trips 0.78-0.81 s against 1.0 (5 seeds, with 4.3BSD-Tahoe's timeout of srtt + 2 "
-    "rttvar; with RFC 6298's srtt + 4 rttvar, before the thirteenth session, 97 timeouts per run, the short paths "
-    "2610 packets and the long path 889). The reproduction proper's single timer, restarted by every ACK, does not expire here and "
-    "gives the paper's numbers (same seeds)"
-)
 _PER_SEGMENT_SPURIOUS = (
     "spurious timeouts of the per-segment timers this experiment runs (not the paper's, whose numbers have no "
     "retransmission here): nothing is dropped (drops:all is 0 in every seed), so every retransmission resends a packet "

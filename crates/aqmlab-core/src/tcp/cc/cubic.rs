@@ -118,6 +118,8 @@ impl Params {
             rto: self.rto,
             half_window_on_timeout: false,
             resume_after_fast_retransmit: false,
+            half_window_on_fast_retransmit: false,
+            slow_start_at_ssthresh: false,
         }
     }
 }

@@ -113,6 +113,8 @@ impl Dctcp {
             rto: p.rto,
             half_window_on_timeout: false,
             resume_after_fast_retransmit: false,
+            half_window_on_fast_retransmit: false,
+            slow_start_at_ssthresh: false,
         };
         Dctcp {
             lb: LossBased::new(&base, max_window),

@@ -34,8 +34,8 @@ pub struct NewRenoRecovery;
 
 impl FastRecovery for NewRenoRecovery {
     const GUARD_AFTER_RETRANSMIT: bool = true;
-    fn enter(w: &mut Window, a: &AckInfo, threshold: u32) -> (Reaction, bool) {
-        halve_and_inflate(w, a, threshold)
+    fn enter(w: &mut Window, ssthresh: f64, threshold: u32) -> (Reaction, bool) {
+        halve_and_inflate(w, ssthresh, threshold)
     }
     fn dup_in_recovery(w: &mut Window, _a: &AckInfo) -> Reaction {
         w.cwnd += 1.0;
@@ -64,7 +64,7 @@ mod tests {
     #[test]
     fn partial_acks_retransmit_and_stay_in_recovery_until_recover() {
         let p =
-            Params { initial_cwnd: 20.0, initial_ssthresh: Some(10.0), dupack_threshold: 3, rto: RtoParams::JACOBSON, half_window_on_timeout: false, resume_after_fast_retransmit: false };
+            Params { initial_cwnd: 20.0, initial_ssthresh: Some(10.0), dupack_threshold: 3, rto: RtoParams::JACOBSON, half_window_on_timeout: false, resume_after_fast_retransmit: false, half_window_on_fast_retransmit: false, slow_start_at_ssthresh: false };
         let mut c = NewReno::new(&p, 100);
         let dup = |n| AckInfo { dupacks: n, flight: 20, snd_max: 20000, ack: 1000, ..Default::default() };
         for n in 1..3 {

@@ -16,7 +16,7 @@
 pub use super::slowstart::Params;
 use super::slowstart::{FastRecovery, LossBased, Window};
 use crate::tcp::EcnUse;
-use super::{half_flight, AckInfo, CcInfo, CcParams, Reaction};
+use super::{AckInfo, CcInfo, CcParams, Reaction};
 
 pub const INFO: CcInfo = CcInfo {
     name: "reno",
@@ -33,16 +33,16 @@ pub const INFO: CcInfo = CcInfo {
 pub struct RenoRecovery;
 
 /// Halve and inflate: what Reno and NewReno do on entering fast recovery.
-pub(super) fn halve_and_inflate(w: &mut Window, a: &AckInfo, threshold: u32) -> (Reaction, bool) {
-    w.ssthresh = half_flight(a.flight);
+pub(super) fn halve_and_inflate(w: &mut Window, ssthresh: f64, threshold: u32) -> (Reaction, bool) {
+    w.ssthresh = ssthresh;
     w.cwnd = w.ssthresh + threshold as f64;
     (Reaction::RETRANSMIT, true)
 }
 
 impl FastRecovery for RenoRecovery {
     const GUARD_AFTER_RETRANSMIT: bool = false;
-    fn enter(w: &mut Window, a: &AckInfo, threshold: u32) -> (Reaction, bool) {
-        halve_and_inflate(w, a, threshold)
+    fn enter(w: &mut Window, ssthresh: f64, threshold: u32) -> (Reaction, bool) {
+        halve_and_inflate(w, ssthresh, threshold)
     }
     fn dup_in_recovery(w: &mut Window, _a: &AckInfo) -> Reaction {
         w.cwnd += 1.0;
@@ -65,7 +65,7 @@ mod tests {
     #[test]
     fn halves_inflates_and_deflates_without_slow_start() {
         let p =
-            Params { initial_cwnd: 20.0, initial_ssthresh: Some(10.0), dupack_threshold: 3, rto: RtoParams::JACOBSON, half_window_on_timeout: false, resume_after_fast_retransmit: false };
+            Params { initial_cwnd: 20.0, initial_ssthresh: Some(10.0), dupack_threshold: 3, rto: RtoParams::JACOBSON, half_window_on_timeout: false, resume_after_fast_retransmit: false, half_window_on_fast_retransmit: false, slow_start_at_ssthresh: false };
         let mut c = Reno::new(&p, 100);
         let dup = |n| AckInfo { dupacks: n, flight: 20, snd_max: 20000, ack: 1000, ..Default::default() };
         c.on_dup_ack(&dup(1));

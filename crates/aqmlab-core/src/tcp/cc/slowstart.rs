@@ -17,6 +17,10 @@
 //! This file also holds what Tahoe, Reno and NewReno share ([`LossBased`]): they are this
 //! algorithm plus a [`FastRecovery`] policy for duplicate ACKs.
 //!
+//! At the threshold itself RFC 5681 allows either; aqmlab avoids congestion there by default, and
+//! with `slow_start_at_ssthresh = true` goes on in slow start, as 4.3BSD-Tahoe's tcp_input does
+//! (it opens linearly only when snd_cwnd > snd_ssthresh).
+//!
 //! Deviations: one packet per ACK in slow start (no byte counting), 1/cwnd per ACK in
 //! congestion avoidance (4.3BSD-Reno's extra mss/8 is left out, as in RFC 5681); the window
 //! never grows past `max_window` (4.3BSD capped it at the largest window it could advertise).
@@ -54,12 +58,20 @@ pub struct Params {
     /// `after_fast_retransmit = "resume"`, 4.3BSD-Tahoe's code).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub resume_after_fast_retransmit: bool,
+    /// A fast retransmit's threshold is half the window, not half the flight
+    /// (`fast_retransmit_ssthresh`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub half_window_on_fast_retransmit: bool,
+    /// Slow start goes on while the window equals the threshold (`slow_start_at_ssthresh`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub slow_start_at_ssthresh: bool,
 }
 
 choice_enum! {
-    /// The `timeout_ssthresh` key: the slow-start threshold a retransmission timeout leaves.
+    /// The `timeout_ssthresh` and `fast_retransmit_ssthresh` keys: the slow-start threshold a
+    /// loss leaves.
     #[derive(Clone, Copy, PartialEq)]
-    enum TimeoutThreshold {
+    enum LossThreshold {
         HalfFlight = "half_flight",
         HalfWindow = "half_window",
     }
@@ -96,10 +108,27 @@ impl Params {
         };
         let threshold = f.choice(
             "timeout_ssthresh",
-            TimeoutThreshold::HalfFlight,
+            LossThreshold::HalfFlight,
             "the slow-start threshold after a retransmission timeout: half_flight, half the data outstanding \
              (RFC 5681); half_window, half the smaller of the congestion and receiver windows in whole \
              packets (4.3BSD-Tahoe's tcp_timers); at least 2 packets either way",
+        )?;
+        let fast_threshold = if fast_retransmit {
+            f.choice(
+                "fast_retransmit_ssthresh",
+                LossThreshold::HalfFlight,
+                "the slow-start threshold after a fast retransmit: half_flight, half the data outstanding \
+                 (RFC 5681); half_window, half the smaller of the congestion and receiver windows in whole \
+                 packets (4.3BSD's tcp_input); at least 2 packets either way",
+            )?
+        } else {
+            LossThreshold::HalfFlight
+        };
+        let slow_start_at_ssthresh: bool = f.or(
+            "slow_start_at_ssthresh",
+            false,
+            "whether slow start goes on while the window equals the threshold (4.3BSD's tcp_input opens \
+             linearly only above it; RFC 5681 allows either)",
         )?;
         let rto = RtoParams::read(f, rto)?;
         Ok(Params {
@@ -107,8 +136,10 @@ impl Params {
             initial_ssthresh,
             dupack_threshold,
             rto,
-            half_window_on_timeout: threshold == TimeoutThreshold::HalfWindow,
+            half_window_on_timeout: threshold == LossThreshold::HalfWindow,
             resume_after_fast_retransmit: false,
+            half_window_on_fast_retransmit: fast_threshold == LossThreshold::HalfWindow,
+            slow_start_at_ssthresh,
         })
     }
 }
@@ -128,10 +159,11 @@ impl Window {
         Window { cwnd: p.initial_cwnd.min(max), ssthresh: p.initial_ssthresh.unwrap_or(f64::INFINITY), max }
     }
 
-    /// One ACK of new data: slow start below ssthresh, congestion avoidance above.
+    /// One ACK of new data: slow start below ssthresh (and at it, with `at_threshold`),
+    /// congestion avoidance above.
     #[inline]
-    pub fn grow(&mut self) {
-        if self.cwnd < self.ssthresh {
+    pub fn grow(&mut self, at_threshold: bool) {
+        if self.cwnd < self.ssthresh || (at_threshold && self.cwnd == self.ssthresh) {
             self.cwnd += 1.0;
         } else {
             self.cwnd += 1.0 / self.cwnd;
@@ -139,14 +171,25 @@ impl Window {
         self.cwnd = self.cwnd.min(self.max);
     }
 
+    /// Half the window in whole packets, at least 2 (4.3BSD: half the smaller of the congestion
+    /// and receiver windows, truncated to segments).
+    pub fn half_window(&self) -> f64 {
+        (self.cwnd.min(self.max) / 2.0).floor().max(2.0)
+    }
+
+    /// A loss's threshold: half the flight, or with `half_window` half the window.
+    pub fn loss_threshold(&self, flight: u32, half_window: bool) -> f64 {
+        if half_window {
+            self.half_window()
+        } else {
+            half_flight(flight)
+        }
+    }
+
     /// A retransmission timeout: threshold to half the flight (or with `half_window`, half the
     /// window in whole packets), window to one packet.
     pub fn timeout(&mut self, flight: u32, half_window: bool) {
-        self.ssthresh = if half_window {
-            (self.cwnd.min(self.max) / 2.0).floor().max(2.0)
-        } else {
-            half_flight(flight)
-        };
+        self.ssthresh = self.loss_threshold(flight, half_window);
         self.cwnd = 1.0;
     }
 }
@@ -156,9 +199,10 @@ pub trait FastRecovery {
     /// Whether duplicate ACKs are ignored after this policy's own fast retransmit until
     /// everything outstanding then is acknowledged (`recover`, as after a timeout).
     const GUARD_AFTER_RETRANSMIT: bool;
-    /// The threshold-th duplicate ACK: adjust the window; return the reaction and whether the
-    /// sender is now in fast recovery.
-    fn enter(w: &mut Window, a: &AckInfo, threshold: u32) -> (Reaction, bool);
+    /// The threshold-th duplicate ACK: set the window and the new threshold `ssthresh` (the
+    /// driver's choice of half the flight or half the window); return the reaction and whether
+    /// the sender is now in fast recovery.
+    fn enter(w: &mut Window, ssthresh: f64, threshold: u32) -> (Reaction, bool);
     /// A further duplicate ACK during fast recovery.
     fn dup_in_recovery(_w: &mut Window, _a: &AckInfo) -> Reaction {
         Reaction::NONE
@@ -176,10 +220,8 @@ pub struct LossBased<R> {
     /// Duplicate ACKs that trigger fast retransmit (at most 65535: with the flags below, the
     /// driver fits the agent's cache lines).
     threshold: u16,
-    /// A timeout halves the window, not the flight (4.3BSD-Tahoe; in the padding beside the flags).
-    half_window_on_timeout: bool,
-    /// A fast retransmit that goes back resends the lost segment alone (4.3BSD-Tahoe).
-    resume_after_fast_retransmit: bool,
+    /// The 4.3BSD choices of [`Params`], one bit each (`BSD_*`): in the padding beside the flags.
+    bsd: u8,
     in_recovery: bool,
     /// Highest byte sent + 1 at the last loss reaction.
     recover: u64,
@@ -192,19 +234,36 @@ pub struct LossBased<R> {
     _policy: std::marker::PhantomData<R>,
 }
 
+/// A timeout halves the window, not the flight.
+const BSD_HALF_WINDOW_ON_TIMEOUT: u8 = 1;
+/// A fast retransmit that goes back resends the lost segment alone.
+const BSD_RESUME: u8 = 2;
+/// A fast retransmit halves the window, not the flight.
+const BSD_HALF_WINDOW_ON_FAST_RETRANSMIT: u8 = 4;
+/// Slow start goes on at the threshold.
+const BSD_SLOW_START_AT_SSTHRESH: u8 = 8;
+
 impl<R: FastRecovery> LossBased<R> {
     pub fn new(p: &Params, max_window: u32) -> Self {
+        let bit = |on: bool, b: u8| if on { b } else { 0 };
         LossBased {
             w: Window::new(p, max_window),
             threshold: p.dupack_threshold as u16,
-            half_window_on_timeout: p.half_window_on_timeout,
-            resume_after_fast_retransmit: p.resume_after_fast_retransmit,
+            bsd: bit(p.half_window_on_timeout, BSD_HALF_WINDOW_ON_TIMEOUT)
+                | bit(p.resume_after_fast_retransmit, BSD_RESUME)
+                | bit(p.half_window_on_fast_retransmit, BSD_HALF_WINDOW_ON_FAST_RETRANSMIT)
+                | bit(p.slow_start_at_ssthresh, BSD_SLOW_START_AT_SSTHRESH),
             in_recovery: false,
             recover: 0,
             guard: false,
             partial_seen: false,
             _policy: std::marker::PhantomData,
         }
+    }
+
+    #[inline]
+    fn has(&self, bit: u8) -> bool {
+        self.bsd & bit != 0
     }
 }
 
@@ -226,7 +285,7 @@ impl<R: FastRecovery> CongestionControl for LossBased<R> {
             self.in_recovery = go_on;
             r
         } else {
-            self.w.grow();
+            self.w.grow(self.has(BSD_SLOW_START_AT_SSTHRESH));
             Reaction::NONE
         }
     }
@@ -241,8 +300,9 @@ impl<R: FastRecovery> CongestionControl for LossBased<R> {
         if a.dupacks != self.threshold as u32 || self.guard {
             return Reaction::NONE;
         }
-        let (mut r, recovering) = R::enter(&mut self.w, a, self.threshold as u32);
-        if r.go_back && self.resume_after_fast_retransmit {
+        let ssthresh = self.w.loss_threshold(a.flight, self.has(BSD_HALF_WINDOW_ON_FAST_RETRANSMIT));
+        let (mut r, recovering) = R::enter(&mut self.w, ssthresh, self.threshold as u32);
+        if r.go_back && self.has(BSD_RESUME) {
             r = Reaction::RETRANSMIT;
         }
         self.recover = a.snd_max;
@@ -264,7 +324,7 @@ impl<R: FastRecovery> CongestionControl for LossBased<R> {
     }
 
     fn on_timeout(&mut self, t: &TimeoutInfo) {
-        self.w.timeout(t.flight, self.half_window_on_timeout);
+        self.w.timeout(t.flight, self.has(BSD_HALF_WINDOW_ON_TIMEOUT));
         self.in_recovery = false;
         self.recover = t.snd_max;
         self.guard = true;
@@ -277,7 +337,7 @@ pub struct TimeoutOnly;
 
 impl FastRecovery for TimeoutOnly {
     const GUARD_AFTER_RETRANSMIT: bool = false;
-    fn enter(_w: &mut Window, _a: &AckInfo, _threshold: u32) -> (Reaction, bool) {
+    fn enter(_w: &mut Window, _ssthresh: f64, _threshold: u32) -> (Reaction, bool) {
         (Reaction::NONE, false)
     }
     fn ack_in_recovery(_w: &mut Window, _a: &AckInfo, _recover: u64, _first: bool) -> (Reaction, bool) {
@@ -299,6 +359,8 @@ mod tests {
             rto: RtoParams::JACOBSON,
             half_window_on_timeout: false,
             resume_after_fast_retransmit: false,
+            half_window_on_fast_retransmit: false,
+            slow_start_at_ssthresh: false,
         }
     }
 
@@ -309,13 +371,13 @@ mod tests {
         for _ in 0..4 {
             let acks = w.cwnd as u32; // one ACK per packet of the round
             for _ in 0..acks {
-                w.grow();
+                w.grow(false);
             }
             rounds.push(w.cwnd);
         }
         assert_eq!(rounds, [2.0, 4.0, 8.0, 16.0]);
         for _ in 0..16 {
-            w.grow();
+            w.grow(false);
         }
         assert!((w.cwnd - 17.0).abs() < 0.05, "{}", w.cwnd);
     }
@@ -363,10 +425,58 @@ mod tests {
     }
 
     #[test]
+    fn bsd_goes_on_in_slow_start_at_the_threshold_for_one_more_packet() {
+        // 4.3BSD's tcp_input opens linearly only when snd_cwnd > snd_ssthresh, so the ACK that
+        // finds the window at the threshold still adds a whole packet: from a window of 1 with a
+        // threshold of 2, two rounds give 1 -> 2 -> 3 + 1/3; opening linearly at the threshold
+        // (RFC 5681's other choice, aqmlab's default) gives 1 -> 2 -> 2.5 + 1/2.5.
+        let rounds = |at_threshold: bool| {
+            let mut w = Window { cwnd: 1.0, ssthresh: 2.0, max: 64.0 };
+            for _ in 0..2 {
+                let acks = w.cwnd as u32;
+                for _ in 0..acks {
+                    w.grow(at_threshold);
+                }
+            }
+            w.cwnd
+        };
+        assert!((rounds(true) - (3.0 + 1.0 / 3.0)).abs() < 1e-12, "{}", rounds(true));
+        assert!((rounds(false) - 2.9).abs() < 1e-12, "{}", rounds(false));
+        // Above the threshold both avoid congestion.
+        let mut w = Window { cwnd: 4.0, ssthresh: 2.0, max: 64.0 };
+        w.grow(true);
+        assert_eq!(w.cwnd, 4.25);
+        let p = Params { slow_start_at_ssthresh: true, initial_ssthresh: Some(2.0), ..params() };
+        let mut c = SlowStart::new(&p, 64);
+        c.on_ack(&AckInfo::default());
+        c.on_ack(&AckInfo::default());
+        assert_eq!(c.cwnd(), 3.0, "the driver passes the key on");
+    }
+
+    #[test]
+    fn the_threshold_keys_read_their_choices_and_slowstart_has_no_fast_retransmit_one() {
+        let src = crate::conf::Source { path: "t.toml".into() };
+        let parse = |text: &str, fast: bool| {
+            let t = crate::conf::parse_toml(text, &src).unwrap();
+            let mut f = Fields::new(&src, "flow.cc", &t, crate::conf::Origin::Line(1));
+            let p = Params::read(&mut f, fast)?;
+            f.finish()?;
+            Ok::<Params, crate::conf::ScenarioError>(p)
+        };
+        let p = parse("fast_retransmit_ssthresh = \"half_window\"\nslow_start_at_ssthresh = true", true).unwrap();
+        assert!(p.half_window_on_fast_retransmit && p.slow_start_at_ssthresh && !p.half_window_on_timeout);
+        let p = parse("", true).unwrap();
+        assert!(!p.half_window_on_fast_retransmit && !p.slow_start_at_ssthresh);
+        let e = parse("fast_retransmit_ssthresh = \"half\"", true).unwrap_err();
+        assert!(e.message.contains("half_flight") && e.message.contains("half_window"), "{e}");
+        assert!(parse("fast_retransmit_ssthresh = \"half_window\"", false).is_err());
+    }
+
+    #[test]
     fn window_never_exceeds_max_window() {
         let mut w = Window::new(&params(), 8);
         for _ in 0..100 {
-            w.grow();
+            w.grow(false);
         }
         assert_eq!(w.cwnd, 8.0);
     }

@@ -21,7 +21,7 @@ pub use super::slowstart::Params;
 use super::slowstart::{FastRecovery, LossBased, Window};
 use crate::conf::{choice_enum, Fields, Result};
 use crate::tcp::EcnUse;
-use super::{half_flight, AckInfo, CcInfo, CcParams, Reaction};
+use super::{AckInfo, CcInfo, CcParams, Reaction};
 
 pub const INFO: CcInfo = CcInfo {
     name: "tahoe",
@@ -61,8 +61,8 @@ pub struct TahoeRecovery;
 
 impl FastRecovery for TahoeRecovery {
     const GUARD_AFTER_RETRANSMIT: bool = true;
-    fn enter(w: &mut Window, a: &AckInfo, _threshold: u32) -> (Reaction, bool) {
-        w.ssthresh = half_flight(a.flight);
+    fn enter(w: &mut Window, ssthresh: f64, _threshold: u32) -> (Reaction, bool) {
+        w.ssthresh = ssthresh;
         w.cwnd = 1.0;
         (Reaction::GO_BACK, false)
     }
@@ -87,6 +87,8 @@ mod tests {
             rto: RtoParams::JACOBSON,
             half_window_on_timeout: false,
             resume_after_fast_retransmit,
+            half_window_on_fast_retransmit: false,
+            slow_start_at_ssthresh: false,
         }
     }
 
@@ -117,6 +119,22 @@ mod tests {
         c.on_dup_ack(&dup(2));
         assert_eq!(c.on_dup_ack(&dup(3)), Reaction::RETRANSMIT);
         assert_eq!((c.cwnd(), c.ssthresh()), (1.0, 8.0));
+    }
+
+    #[test]
+    fn bsd_halves_the_window_on_a_fast_retransmit_not_the_flight() {
+        // 4.3BSD-Tahoe's tcp_input: ssthresh = min(snd_wnd, snd_cwnd) / 2 in whole segments, at
+        // least 2. A window of 16 with 6 packets outstanding leaves 8; half the flight leaves 3.
+        let dup = |n| AckInfo { dupacks: n, flight: 6, snd_max: 16000, ack: 1000, ..Default::default() };
+        let threshold = |half_window: bool| {
+            let mut c = Tahoe::new(&Params { half_window_on_fast_retransmit: half_window, ..params(true) }, 100);
+            for n in 1..=3 {
+                c.on_dup_ack(&dup(n));
+            }
+            (c.cwnd(), c.ssthresh())
+        };
+        assert_eq!(threshold(true), (1.0, 8.0));
+        assert_eq!(threshold(false), (1.0, 3.0));
     }
 
     #[test]
