@@ -140,8 +140,14 @@ def _lower(q: str, a: str = ON, b: str = OFF):
 
 
 #: What `own_clocks = False` sets on every connection: one clock for every host's timers, every
-#: segment ACKed at once, and RFC 5681's threshold after a timeout (the model used before).
-ONE_CLOCK_HOSTS = {"delayed_ack": "false", "tick_phase": "aligned", "timeout_ssthresh": "half_flight"}
+#: segment ACKed at once, and RFC 5681's threshold after a timeout and linear opening from the
+#: threshold on (the model used before).
+ONE_CLOCK_HOSTS = {
+    "delayed_ack": "false",
+    "tick_phase": "aligned",
+    "timeout_ssthresh": "half_flight",
+    "slow_start_at_ssthresh": "false",
+}
 #: What `tahoe_timers = False` sets on every connection: RFC 6298's retransmission timer.
 RFC6298_TIMERS = {"rtt_timing": "every_ack", "rto_k": "4", "rtt_count_from": "0", "clear_srtt_after_backoffs": "0"}
 

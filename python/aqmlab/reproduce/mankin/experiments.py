@@ -141,10 +141,11 @@ a phase drawn per connection (`tick_phase = "random"`, `delayed_ack_timer = "clo
 timed at a time from a count of one tick (`rtt_timing = "one_at_a_time"`, `rtt_count_from = 1`), a
 timeout of srtt + 2 rttvar (`rto_k = 2`), srtt cleared from the fourth back-off in a row
 (`clear_srtt_after_backoffs = 4`) and, after it, a threshold of half the window
-(`timeout_ssthresh = "half_window"`). Here every host's slow
+(`timeout_ssthresh = "half_window"`), with slow start going on at the threshold itself
+(`slow_start_at_ssthresh = true`, tcp_input's arithmetic). Here every host's slow
 timer ticks at the same multiples of 500 ms from time 0, every segment is acknowledged at once,
 every ACK of new data gives a sample, the timeout is srtt + 4 rttvar (RFC 6298) and leaves half the
-flight as the threshold (RFC 5681). The gateways' processing time and the rows are those of the reproduction proper.
+flight as the threshold, and the window opens linearly from the threshold on (RFC 5681). The gateways' processing time and the rows are those of the reproduction proper.
 
 """
 
@@ -155,7 +156,7 @@ BSD's t_rtt, which counts from one tick: `rtt_count_from = 1`), a timeout of srt
 retransmit, so it predates 4.3BSD-Reno's srtt + 4 rttvar) and srtt cleared from the fourth back-off
 in a row (`clear_srtt_after_backoffs = 4`). Here every ACK of new data gives a sample of the tick
 boundaries crossed, srtt is kept, and the timeout is srtt + 4 rttvar (RFC 6298);
-the hosts keep their own clocks and Tahoe's threshold after a timeout, and the processing time and
+the hosts keep their own clocks and Tahoe's threshold after a timeout and slow start at it, and the processing time and
 the rows are those of the reproduction proper.
 
 """
