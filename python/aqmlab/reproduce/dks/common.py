@@ -101,7 +101,8 @@ delay, starts spread over the first second. The policy pairs (Table 1):
 **G** is the paper's generic flow control (fixed window, timeout 2 x smoothed RTT, no
 back-off); **JK** is aqmlab's Tahoe (slow start, congestion avoidance, 4.3BSD-Tahoe's timeout
 calculation: one segment timed at a time, srtt + 2 rttvar within [1 s, 64 s], with Karn's rule and
-back-off; fast retransmit of the lost packet alone, no fast recovery) capped at 5; **DEC** is the DECbit
+back-off; its window arithmetic: half the window after a loss, slow start at the threshold itself;
+fast retransmit of the lost packet alone, no fast recovery) capped at 5; **DEC** is the DECbit
 source (window +1 or x0.875 per two windows of ACKs, kept as a real number and used rounded to
 the nearest packet, as Ramakrishnan and Jain's TOCS 1990 paper states); **FCFS** is drop-tail;
 **FQ** is Fair Queueing with push-out from the longest conversation; **DEC** as a gateway is

@@ -1,8 +1,8 @@
 """DKS 1989 scenario 2: an overloaded gateway, 6 FTPs and 2 Telnets, buffer 15, the six policy pairs;
 side by side with a processing time (-jitter), with JK on per-segment timers (-jk-timers), with
-JK on RFC 6298's timer (-jk-rfc6298-timers), with JK's fast retransmit on the first duplicate ACK
-(-jk-first-duplicate), with the FTPs' JK windows uncapped (-jk-uncapped) and with both
-(-jk-first-duplicate-uncapped). Side by side too: FQbit's share among the active conversations
+JK on RFC 6298's timer and RFC 5681's arithmetic (-jk-rfc6298-timers), with JK's fast retransmit
+on the first duplicate ACK (-jk-first-duplicate), with the FTPs' JK windows uncapped
+(-jk-uncapped) and with both (-jk-first-duplicate-uncapped). Side by side too: FQbit's share among the active conversations
 (-fqbit-active) and the generic estimator sampling every packet (-per-packet-samples)."""
 
 from __future__ import annotations
@@ -408,7 +408,7 @@ class Scenario2JkTimers(Scenario2):
 class Scenario2JkRfc6298Timers(Scenario2):
     id = "dks-1989-scenario2-jk-rfc6298-timers"
     variant_of = "dks-1989-scenario2"
-    title = Scenario2.title + ", JK on RFC 6298's timer"
+    title = Scenario2.title + ", JK on RFC 6298's timer and RFC 5681's arithmetic"
     policies = ("JK/FCFS", "JK/FQ")
     jk_keys = JK_RFC6298_KEYS
     notes = JK_RFC6298_NOTES + Scenario2.notes

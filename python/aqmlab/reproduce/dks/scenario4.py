@@ -1,5 +1,5 @@
 """DKS 1989 scenario 4: mixed protocols, 2 generic and 2 JK FTPs through one gateway, FCFS and FQ;
-side by side with JK on RFC 6298's timer (-jk-rfc6298-timers)."""
+side by side with JK on RFC 6298's timer and RFC 5681's arithmetic (-jk-rfc6298-timers)."""
 
 from __future__ import annotations
 
@@ -106,8 +106,8 @@ versions compared the numbers with that other layout.)"""
         # Under FQ the two generic FTPs share one conversation's queue, where the phase of their
         # timeouts decides which of them keeps its place: the seeds fall into regimes (one
         # generic source takes the pair's third, or neither keeps a place and the JK pair takes
-        # the line). Under FCFS the JK pair either loses in lockstep or one of them locks the
-        # other out. So every row compares the paper's run with the median run.
+        # the line). Under FCFS the JK pair either loses in lockstep or three sources at the window
+        # cap lock the fourth out. So every row compares the paper's run with the median run.
         return [dataclasses.replace(r, statistic="median") for r in super().references()]
 
     def claims(self):
@@ -171,6 +171,6 @@ S4_WHY: dict[tuple[str, str], str] = {
 class Scenario4JkRfc6298Timers(Scenario4):
     id = "dks-1989-scenario4-jk-rfc6298-timers"
     variant_of = "dks-1989-scenario4"
-    title = Scenario4.title + ", JK on RFC 6298's timer"
+    title = Scenario4.title + ", JK on RFC 6298's timer and RFC 5681's arithmetic"
     jk_keys = JK_RFC6298_KEYS
     notes = JK_RFC6298_NOTES + Scenario4.notes
