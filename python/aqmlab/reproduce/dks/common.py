@@ -350,6 +350,11 @@ class DksScenario(Experiment):
     policy_keys: Mapping[str, Mapping[str, str]] = {}
 
     @property
+    def jk_flow_keys(self) -> dict[str, str]:
+        """The keys every JK flow of this experiment gets: JK_KEYS, then the variant's own."""
+        return {**JK_KEYS, **self.jk_keys}
+
+    @property
     def scenario(self) -> str:  # type: ignore[override]
         return f"dks-1989/scenario{self.number}.toml"
 
@@ -361,7 +366,7 @@ class DksScenario(Experiment):
                 cc = policy.split("/")[0]
                 overrides.update({f"flow.{f}.cc": CC[cc] for f in self.cc_flows})
                 if cc == "JK":
-                    keys = {**JK_KEYS, **self.jk_keys}
+                    keys = self.jk_flow_keys
                     overrides.update({f"flow.{f}.{k}": v for f in self.cc_flows for k, v in keys.items()})
             overrides.update(self.condition_keys)
             overrides.update(self.policy_keys.get(policy, {}))

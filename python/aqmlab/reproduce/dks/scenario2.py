@@ -2,8 +2,9 @@
 side by side with a processing time (-jitter), with JK on per-segment timers (-jk-timers), with
 JK on RFC 6298's timer and RFC 5681's arithmetic (-jk-rfc6298-timers), with JK's fast retransmit
 on the first duplicate ACK (-jk-first-duplicate), with the FTPs' JK windows uncapped
-(-jk-uncapped) and with both (-jk-first-duplicate-uncapped). Side by side too: FQbit's share among the active conversations
-(-fqbit-active) and the generic estimator sampling every packet (-per-packet-samples)."""
+(-jk-uncapped) and with both (-jk-first-duplicate-uncapped). Side by side too: FQbit's share
+among the active conversations (-fqbit-active) and the generic estimator sampling every packet
+(-per-packet-samples)."""
 
 from __future__ import annotations
 

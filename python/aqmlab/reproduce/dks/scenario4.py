@@ -8,7 +8,6 @@ import dataclasses
 from aqmlab.reproduce.base import Condition, Reference
 from aqmlab.reproduce.dks.common import (
     COMMON_NOTES,
-    JK_KEYS,
     JK_RFC6298_KEYS,
     JK_RFC6298_NOTES,
     NAN,
@@ -59,7 +58,7 @@ versions compared the numbers with that other layout.)"""
 
     def conditions(self):
         fq = QUEUES["FQ"] % self.buffer
-        jk = {f"flow.jk{{i}}.{k}": v for k, v in {**JK_KEYS, **self.jk_keys}.items()}
+        jk = {f"flow.jk{{i}}.{k}": v for k, v in self.jk_flow_keys.items()}
         return [
             Condition("FCFS", {"link.gateway.queue": QUEUES["FCFS"] % self.buffer, **jk}),
             Condition("FQ", {"link.gateway.queue": fq, **jk}),
