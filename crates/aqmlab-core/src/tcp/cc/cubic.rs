@@ -111,16 +111,7 @@ impl Params {
     }
 
     fn base(&self) -> slowstart::Params {
-        slowstart::Params {
-            initial_cwnd: self.initial_cwnd,
-            initial_ssthresh: self.initial_ssthresh,
-            dupack_threshold: self.dupack_threshold,
-            rto: self.rto,
-            half_window_on_timeout: false,
-            resume_after_fast_retransmit: false,
-            half_window_on_fast_retransmit: false,
-            slow_start_at_ssthresh: false,
-        }
+        slowstart::Params::rfc5681(self.initial_cwnd, self.initial_ssthresh, self.dupack_threshold, self.rto)
     }
 }
 

@@ -106,16 +106,7 @@ pub struct Dctcp {
 
 impl Dctcp {
     pub fn new(p: &Params, max_window: u32) -> Self {
-        let base = slowstart::Params {
-            initial_cwnd: p.initial_cwnd,
-            initial_ssthresh: p.initial_ssthresh,
-            dupack_threshold: p.dupack_threshold,
-            rto: p.rto,
-            half_window_on_timeout: false,
-            resume_after_fast_retransmit: false,
-            half_window_on_fast_retransmit: false,
-            slow_start_at_ssthresh: false,
-        };
+        let base = slowstart::Params::rfc5681(p.initial_cwnd, p.initial_ssthresh, p.dupack_threshold, p.rto);
         Dctcp {
             lb: LossBased::new(&base, max_window),
             g: p.g,

@@ -64,8 +64,7 @@ mod tests {
 
     #[test]
     fn halves_inflates_and_deflates_without_slow_start() {
-        let p =
-            Params { initial_cwnd: 20.0, initial_ssthresh: Some(10.0), dupack_threshold: 3, rto: RtoParams::JACOBSON, half_window_on_timeout: false, resume_after_fast_retransmit: false, half_window_on_fast_retransmit: false, slow_start_at_ssthresh: false };
+        let p = Params::rfc5681(20.0, Some(10.0), 3, RtoParams::JACOBSON);
         let mut c = Reno::new(&p, 100);
         let dup = |n| AckInfo { dupacks: n, flight: 20, snd_max: 20000, ack: 1000, ..Default::default() };
         c.on_dup_ack(&dup(1));

@@ -78,6 +78,21 @@ choice_enum! {
 }
 
 impl Params {
+    /// RFC 5681's arithmetic (each 4.3BSD option off) with these starting values: what the
+    /// controls built on this family (CUBIC, Scalable, DCTCP) and most tests start from.
+    pub fn rfc5681(initial_cwnd: f64, initial_ssthresh: Option<f64>, dupack_threshold: u32, rto: RtoParams) -> Self {
+        Params {
+            initial_cwnd,
+            initial_ssthresh,
+            dupack_threshold,
+            rto,
+            half_window_on_timeout: false,
+            resume_after_fast_retransmit: false,
+            half_window_on_fast_retransmit: false,
+            slow_start_at_ssthresh: false,
+        }
+    }
+
     /// The 1988-1995 controls' keys: they start from a window of one packet and a timeout of 3 s.
     pub fn read(f: &mut Fields, fast_retransmit: bool) -> Result<Self> {
         Self::read_with(f, fast_retransmit, 1.0, RtoParams::JACOBSON)
@@ -352,16 +367,7 @@ mod tests {
     use super::*;
 
     fn params() -> Params {
-        Params {
-            initial_cwnd: 1.0,
-            initial_ssthresh: None,
-            dupack_threshold: 0,
-            rto: RtoParams::JACOBSON,
-            half_window_on_timeout: false,
-            resume_after_fast_retransmit: false,
-            half_window_on_fast_retransmit: false,
-            slow_start_at_ssthresh: false,
-        }
+        Params::rfc5681(1.0, None, 0, RtoParams::JACOBSON)
     }
 
     #[test]

@@ -80,16 +80,7 @@ mod tests {
     use crate::tcp::rtt::RtoParams;
 
     fn params(resume_after_fast_retransmit: bool) -> Params {
-        Params {
-            initial_cwnd: 16.0,
-            initial_ssthresh: Some(8.0),
-            dupack_threshold: 3,
-            rto: RtoParams::JACOBSON,
-            half_window_on_timeout: false,
-            resume_after_fast_retransmit,
-            half_window_on_fast_retransmit: false,
-            slow_start_at_ssthresh: false,
-        }
+        Params { resume_after_fast_retransmit, ..Params::rfc5681(16.0, Some(8.0), 3, RtoParams::JACOBSON) }
     }
 
     #[test]
