@@ -93,6 +93,30 @@ def test_every_dks_jk_flow_has_the_jk_keys_and_scenario4s_file_states_them_too()
     assert {k: str(jk[k]).lower() if isinstance(jk[k], bool) else str(jk[k]) for k in JK_KEYS} == JK_KEYS
 
 
+def test_every_dks_generic_and_decbit_flow_times_out_without_a_ceiling_and_jk_at_64_s() -> None:
+    # The paper's generic timeout is "beta rtt", bounded neither way, and its DECbit sources
+    # keep the generic's timeouts; JK keeps 4.3BSD-Tahoe's 64 s.
+    import json
+
+    import aqmlab
+
+    seen = set()
+    for exp in EXPERIMENTS.values():
+        if not exp.id.startswith("dks-1989-scenario") or exp.variant_of:
+            continue
+        for condition in exp.conditions():
+            scenario = aqmlab.load(exp.scenario_path(condition), condition.overrides)
+            for flow in json.loads(scenario.to_json())["flows"]:
+                cc = flow["params"].get("cc")
+                if cc is None:  # the ill-behaved source: no flow control
+                    continue
+                ceiling = cc["rto"]["max_rto_ns"]
+                expected = 64 * 10**9 if cc["cc"] == "tahoe" else 2**64 - 1  # jk is tahoe
+                assert ceiling == expected, (exp.id, condition.label, flow["name"], cc["cc"])
+                seen.add(cc["cc"])
+    assert seen == {"generic", "tahoe", "decbit"}
+
+
 @pytest.mark.parametrize(
     ("variant_id", "changed", "keys"),
     [

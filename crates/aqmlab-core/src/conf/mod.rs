@@ -21,7 +21,7 @@ mod values;
 
 pub(crate) use choice::choice_enum;
 pub use choice::Choice;
-pub use values::{Bytes, Duration, FromNode, Limit, Prob, Rate, Seed};
+pub use values::{Bytes, Duration, DurationBound, FromNode, Limit, Prob, Rate, Seed};
 
 /// Where a value was written.
 #[derive(Clone, Debug, PartialEq)]

@@ -190,6 +190,36 @@ impl FromNode for Duration {
     }
 }
 
+/// A largest duration in ns, or "unbounded" (`u64::MAX`): a bound a scenario may lift.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DurationBound(pub u64);
+
+impl DurationBound {
+    pub const UNBOUNDED: DurationBound = DurationBound(u64::MAX);
+}
+
+impl FromNode for DurationBound {
+    fn unit() -> Cow<'static, str> {
+        "duration (s, ms, us, ns) or \"unbounded\"".into()
+    }
+    fn from_node(val: &Val) -> std::result::Result<Self, String> {
+        match val {
+            Val::Str(s) if s == "unbounded" => Ok(DurationBound::UNBOUNDED),
+            Val::Str(s) => {
+                units::parse_duration(s).map(DurationBound).map_err(|e| format!("{e}; or write \"unbounded\""))
+            }
+            v => Err(expect(v, "a duration string such as \"64s\", or \"unbounded\"")),
+        }
+    }
+    fn show(&self) -> String {
+        if *self == DurationBound::UNBOUNDED {
+            "\"unbounded\"".into()
+        } else {
+            Duration(self.0).show()
+        }
+    }
+}
+
 impl FromNode for Rate {
     fn unit() -> Cow<'static, str> {
         "bit rate (bps, kbps, Mbps, Gbps)".into()

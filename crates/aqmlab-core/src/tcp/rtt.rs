@@ -41,7 +41,7 @@
 
 use serde::Serialize;
 
-use crate::conf::{choice_enum, Duration, Fields, Result};
+use crate::conf::{choice_enum, Duration, DurationBound, Fields, Result};
 use crate::rng::SimRng;
 use crate::units::{SimDuration, SimTime};
 
@@ -166,13 +166,14 @@ const S: u64 = 1_000_000_000;
 pub const MAX_BACKOFF_SHIFT: u32 = 6;
 
 impl RtoParams {
-    /// The FQ paper's generic flow control: gain 1/8, beta 2, no backoff, no floor.
+    /// The FQ paper's generic flow control: gain 1/8, beta 2, no backoff, neither floor nor
+    /// ceiling (its timeout is "beta rtt", bounded neither way).
     pub const GENERIC: RtoParams = RtoParams {
         estimator: Estimator::Generic { gain: 0.125, beta: 2.0, per_packet: false },
         initial_rto_ns: 3 * S,
         after_syn_timeout_ns: None,
         min_rto_ns: 0,
-        max_rto_ns: 64 * S,
+        max_rto_ns: DurationBound::UNBOUNDED.0,
         tick_ns: 0,
         random_tick_phase: false,
         rtt_count_from: 0,
@@ -272,8 +273,11 @@ impl RtoParams {
             f.ensure(d.0 > 0, "rto_after_syn_timeout", "must be above 0")?;
         }
         let min: Duration = f.or("min_rto", Duration(d.min_rto_ns), "smallest retransmission timeout")?;
-        let max: Duration =
-            f.or("max_rto", Duration(d.max_rto_ns), "largest retransmission timeout (backoff included)")?;
+        let max: DurationBound = f.or(
+            "max_rto",
+            DurationBound(d.max_rto_ns),
+            "largest retransmission timeout (backoff included), or \"unbounded\"",
+        )?;
         f.ensure(max.0 > 0 && max.0 >= min.0, "max_rto", "must be above 0 and at least min_rto")?;
         let tick: Duration =
             f.or("tick", Duration(d.tick_ns), "coarse timer granularity (4.3BSD: \"500ms\"); 0 for exact timers")?;
@@ -466,7 +470,9 @@ impl RttEstimator {
     /// The timeout after `shift` backoffs.
     pub fn backed_off(&self, shift: u32) -> SimDuration {
         let shift = if self.p.backoff { shift.min(MAX_BACKOFF_SHIFT) } else { 0 };
-        SimDuration((self.rto().ns() << shift).min(self.p.max_rto_ns).max(self.p.min_rto_ns))
+        // Saturating: an unbounded ceiling must not let a doubling wrap.
+        let doubled = self.rto().ns().saturating_mul(1 << shift);
+        SimDuration(doubled.min(self.p.max_rto_ns).max(self.p.min_rto_ns))
     }
 
     /// When a timeout set `now` after `shift` backoffs expires (on a tick boundary when the
@@ -505,6 +511,25 @@ mod tests {
         assert_eq!(e.rto(), SimDuration(2 * S));
         e.sample(SimTime(0), SimTime(9 * S)); // srtt = 1 + (9 - 1) / 8 = 2 s
         assert_eq!(e.rto(), SimDuration(4 * S));
+    }
+
+    #[test]
+    fn generic_timeout_has_no_ceiling_unless_one_is_given() {
+        let mut e = RttEstimator::new(RtoParams::GENERIC);
+        e.sample(SimTime(0), SimTime(100 * S));
+        assert_eq!(e.rto(), SimDuration(200 * S), "beta x 100 s, above the 64 s of TCP's ceiling");
+        let capped = read("max_rto = \"64s\"", RtoParams::GENERIC).unwrap();
+        let mut c = RttEstimator::new(capped);
+        c.sample(SimTime(0), SimTime(100 * S));
+        assert_eq!(c.rto(), SimDuration(64 * S));
+        let lifted = read("max_rto = \"unbounded\"", RtoParams::JACOBSON).unwrap();
+        assert_eq!(lifted.max_rto_ns, u64::MAX);
+        let backed = RttEstimator::new(RtoParams { backoff: true, ..lifted });
+        assert_eq!(backed.backed_off(MAX_BACKOFF_SHIFT), SimDuration(192 * S), "3 s x 64, no wrap");
+        for bad in ["max_rto = \"forever\"", "max_rto = 64", "max_rto = \"0s\""] {
+            let e = read(bad, RtoParams::GENERIC).unwrap_err().to_string();
+            assert!(e.contains("max_rto"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -99,8 +99,8 @@ gateway lines of 56 kbps (3500 packets in 500 s), buffers of 15 packets (stated 
 20 in scenarios 3 and 5, which their own numbers settle), 10 Mbps host links, no propagation
 delay, starts spread over the first second. The policy pairs (Table 1):
 **G** is the paper's generic flow control (fixed window, timeout 2 x smoothed RTT, no
-back-off); **JK** is aqmlab's Tahoe (slow start, congestion avoidance, 4.3BSD-Tahoe's timeout
-calculation: one segment timed at a time, srtt + 2 rttvar within [1 s, 64 s], with Karn's rule and
+back-off, no bound either way: the paper's timeout is "beta rtt"); **JK** is aqmlab's Tahoe
+(slow start, congestion avoidance, 4.3BSD-Tahoe's timeout calculation: one segment timed at a time, srtt + 2 rttvar within [1 s, 64 s], with Karn's rule and
 back-off; its window arithmetic: half the window after a loss, slow start at the threshold itself;
 fast retransmit of the lost packet alone, no fast recovery) capped at 5; **DEC** is the DECbit
 source (window +1 or x0.875 per two windows of ACKs, kept as a real number and used rounded to

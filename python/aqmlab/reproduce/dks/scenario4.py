@@ -157,8 +157,8 @@ S4_WHY: dict[tuple[str, str], str] = {
         "the starved generic source's RTT is minutes (the paper's 281 s, printed without a decimal point: a fixed "
         "window of 5 always outstanding makes a generic source's mean RTT 2500 packet-seconds over its new packets, "
         "at least 208 s for 12 delivered, docs/reproductions.md, *DKS's generic flow control*); how many minutes "
-        "turns on how few packets it gets through in the 500 s, and in most of aqmlab's runs it gets none acknowledged "
-        "(no RTT), in the others 144 and 1766 s"
+        "turns on how few packets it gets through in the 500 s: in two of aqmlab's runs it gets none acknowledged "
+        "(no RTT), in the other three 484, 708 and 1766 s"
     ),
     ("FQ", "drops"): (
         "in the median run the JK sources lose nothing under FQ (the paper: 2 each, within the chance spread of a "
