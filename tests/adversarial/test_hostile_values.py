@@ -86,6 +86,17 @@ HOSTILE = {
     "number": ["0", "-1", "1e300", "nan", "inf", '"nan"', '"inf"', '"x"'],
     "probability in [0, 1]": ["-0.5", "1.5", "nan", '"nan"', "0", "1", '"0.5"'],
     "duration (s, ms, us, ns)": ["0", '"1ns"', '"-1s"', '"3600s"', '"1e30s"', '"nans"', "5"],
+    'duration (s, ms, us, ns) or "unbounded"': [
+        "0",
+        '"1ns"',
+        '"-1s"',
+        '"3600s"',
+        '"1e30s"',
+        '"nans"',
+        "5",
+        '"unbounded"',
+        '"Unbounded"',
+    ],
     "bit rate (bps, kbps, Mbps, Gbps)": [
         '"1bps"',
         '"400Gbps"',
