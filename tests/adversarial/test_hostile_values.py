@@ -86,17 +86,6 @@ HOSTILE = {
     "number": ["0", "-1", "1e300", "nan", "inf", '"nan"', '"inf"', '"x"'],
     "probability in [0, 1]": ["-0.5", "1.5", "nan", '"nan"', "0", "1", '"0.5"'],
     "duration (s, ms, us, ns)": ["0", '"1ns"', '"-1s"', '"3600s"', '"1e30s"', '"nans"', "5"],
-    'duration (s, ms, us, ns) or "unbounded"': [
-        "0",
-        '"1ns"',
-        '"-1s"',
-        '"3600s"',
-        '"1e30s"',
-        '"nans"',
-        "5",
-        '"unbounded"',
-        '"Unbounded"',
-    ],
     "bit rate (bps, kbps, Mbps, Gbps)": [
         '"1bps"',
         '"400Gbps"',
@@ -148,6 +137,11 @@ HOSTILE = {
         "0",
     ],
 }
+# A duration that may also be lifted: the duration's hostile values and the word's own.
+HOSTILE['duration (s, ms, us, ns) or "unbounded"'] = HOSTILE["duration (s, ms, us, ns)"] + [
+    '"unbounded"',
+    '"Unbounded"',
+]
 
 
 def hostile(unit: str) -> list[str]:

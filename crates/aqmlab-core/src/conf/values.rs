@@ -205,10 +205,7 @@ impl FromNode for DurationBound {
     fn from_node(val: &Val) -> std::result::Result<Self, String> {
         match val {
             Val::Str(s) if s == "unbounded" => Ok(DurationBound::UNBOUNDED),
-            Val::Str(s) => {
-                units::parse_duration(s).map(DurationBound).map_err(|e| format!("{e}; or write \"unbounded\""))
-            }
-            v => Err(expect(v, "a duration string such as \"64s\", or \"unbounded\"")),
+            v => Duration::from_node(v).map(|d| DurationBound(d.0)).map_err(|e| format!("{e}; or write \"unbounded\"")),
         }
     }
     fn show(&self) -> String {

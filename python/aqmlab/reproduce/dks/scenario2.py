@@ -8,7 +8,6 @@ among the active conversations (-fqbit-active) and the generic estimator samplin
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from aqmlab.reproduce.dks.common import (
@@ -63,10 +62,6 @@ TCP's ceiling of 64 s, which the paper's "beta rtt" does not have: a loser then 
 once a minute, and in two seeds of five a fourth FTP got in to share with the third (460 and 453
 packets), so the G/FCFS rows compared the median run."""
     )
-
-    #: Policies whose seeds fall into regimes: their rows compare the median run (none here since
-    #: the generic's timeout lost its 64 s ceiling; see the notes).
-    median_policies: tuple[str, ...] = ()
 
     def published(self):
         return [
@@ -133,12 +128,6 @@ packets), so the G/FCFS rows compared the median run."""
         if pub.group == "telnet" and pub.policy in _TELNET_POLICIES and pub.metric in _TELNET_WHY:
             return _TELNET_WHY[pub.metric]
         return S2_WHY.get((pub.policy, pub.metric), S2_WHY.get((pub.policy, "*"), ""))
-
-    def references(self):
-        return [
-            dataclasses.replace(r, statistic="median") if r.condition in self.median_policies else r
-            for r in super().references()
-        ]
 
     def claim_why(self, policy: str, key: str) -> str:
         """The explanation of a claim row of ``policy`` (``key`` as in S2_WHY)."""
@@ -355,11 +344,8 @@ S2_WHY: dict[tuple[str, str], str] = {
     "before the thirteenth session: 59-75 drops, RTTs 1.45-2.11 s)",
     ("DEC/FQbit", "rtt"): _ALPHA,
     ("DEC/FQbit", "ratio"): _ALPHA,
-    ("JK/FQ", "throughput"): _TELNET_COUNT,
-    ("DEC/DEC", "throughput"): _TELNET_COUNT,
     ("JK/FQ", "retx"): _JK_COUNTS + "; beyond it, " + _JK_FQ_GO_BACK,
     ("JK/FQ", "drops"): _JK_COUNTS + "; beyond it, " + _JK_FQ_GO_BACK,
-    ("DEC/FQbit", "retx"): _TELNET_RETX,
 }
 
 
