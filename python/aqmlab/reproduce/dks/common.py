@@ -237,7 +237,7 @@ class Published:
 
     metric: str
     policy: str
-    #: The group's name ("" for sources compared one by one).
+    #: The group's name ("" or the source's name for sources compared one by one).
     group: str
     #: The readable numbers, by our source name, in the table's column order.
     numbers: Mapping[str, Number]
