@@ -237,3 +237,21 @@ def test_an_ecn_option_no_flow_can_use_is_a_warning_on_stderr_and_in_the_results
     quiet = run_cli("validate", dumbbell, *settings, "--set", "flow.tcp*.ecn=true")
     assert quiet.returncode == 0, quiet.stderr
     assert "warning" not in quiet.stderr
+
+
+def test_reproduce_selects_by_group_paper_or_id_and_names_what_it_accepts():
+    from aqmlab.reproduce import EXPERIMENTS, select
+
+    headline = select(["headline"])
+    assert headline and all(not EXPERIMENTS[i].variant_of for i in headline)
+    # Every side-by-side experiment repeats one the headline runs.
+    assert {e.variant_of for e in EXPERIMENTS.values() if e.variant_of} <= set(headline)
+    assert select(["all"]) == list(EXPERIMENTS)
+    dks = select(["dks-1989"])
+    assert dks and all(i.startswith("dks-1989-") for i in dks)
+    # Catalogue order, each once, whatever the order and overlap of the names.
+    assert select(["dks-1989-scenario3", "zlred", "dks-1989-scenario3"]) == [
+        i for i in EXPERIMENTS if i == "dks-1989-scenario3" or i.startswith("zlred-")
+    ]
+    result = run_cli("reproduce", "dks-1989-scenario9")
+    assert_user_error(result, "unknown experiment 'dks-1989-scenario9'", "headline", "mankin-1990")

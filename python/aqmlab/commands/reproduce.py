@@ -13,14 +13,18 @@ Reproduce experiments of the four papers in scenarios/papers/. Each runs over se
 (quantity, condition, paper_value, sim_mean, ci95_low, ci95_high, verdict, basis, ...),
 report.md (which states the verdict rule and explains every row that is only consistent or
 differs), figures as PNG and SVG, and OUT/index.html gathering them all.
-IDs: see --list; `all` runs every one.
+IDs: see --list; `all` runs every one, `headline` the reproductions proper (the rows the
+headline counts, without the side-by-side experiments), and a paper's name (dks-1989,
+mankin-1990, choke-2000, zlred) its every experiment.
 """
 
 DEFAULT_SEEDS = 5
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("ids", nargs="*", metavar="ID", help="experiments to run (see --list), or all")
+    parser.add_argument(
+        "ids", nargs="*", metavar="ID", help="experiments to run (see --list), all, headline or a paper's name"
+    )
     parser.add_argument("--list", action="store_true", help="list the experiments and exit")
     parser.add_argument(
         "--seeds",
@@ -58,7 +62,7 @@ def _positive(text: str) -> int:
 def handle(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from aqmlab.reproduce import EXPERIMENTS, report
+    from aqmlab.reproduce import EXPERIMENTS, report, select
     from aqmlab.reproduce.base import counts_line, headline_line
     from aqmlab.reproduce.report import interval_cell, paper_cell
     from aqmlab.reproduce.runner import default_seeds, fmt, run_experiment
@@ -67,14 +71,15 @@ def handle(args: argparse.Namespace) -> int:
     if args.list:
         width = max(len(i) for i in EXPERIMENTS)
         for exp in EXPERIMENTS.values():
-            print(f"{exp.id:<{width}}  {exp.source}: {exp.title}")
+            beside = f" [side by side with {exp.variant_of}]" if exp.variant_of else ""
+            print(f"{exp.id:<{width}}  {exp.source}: {exp.title}{beside}")
         return 0
     if not args.ids:
-        raise UsageError("name the experiments to reproduce (see aqmlab reproduce --list), or all")
-    ids = list(EXPERIMENTS) if args.ids == ["all"] else args.ids
-    unknown = [i for i in ids if i not in EXPERIMENTS]
-    if unknown:
-        raise UsageError(f"unknown experiment {', '.join(unknown)} (see aqmlab reproduce --list)")
+        raise UsageError("name the experiments to reproduce (see aqmlab reproduce --list), all or headline")
+    try:
+        ids = select(args.ids)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"--out {args.out}: exists and is not a directory")
     seeds = default_seeds(1 if args.reduced else args.seeds)

@@ -7,6 +7,8 @@ the sweep machinery, over several seeds) and writes, per experiment, ``DIR/ID/co
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from aqmlab.reproduce import choke, choke_flows, choke_models, dks, mankin, zlred
 from aqmlab.reproduce.base import Condition, Experiment, Reference
 
@@ -22,4 +24,35 @@ EXPERIMENTS: dict[str, Experiment] = {
     ]
 }
 
-__all__ = ["EXPERIMENTS", "Condition", "Experiment", "Reference"]
+#: Words that name several experiments at once (besides a paper's directory name).
+GROUPS = {
+    "all": "every experiment",
+    "headline": "the reproductions proper, whose rows the headline counts (no side-by-side experiment)",
+}
+
+
+def select(names: Sequence[str]) -> list[str]:
+    """The IDs of the experiments ``names`` name, in the catalogue's order, each once.
+
+    A name is an experiment's ID, ``all``, ``headline`` (the reproductions proper: a side-by-side
+    experiment repeats one of them under a condition that is not the paper's) or a paper's
+    directory under ``scenarios/papers/`` (``dks-1989``: its every experiment)."""
+    from aqmlab.reproduce.published import papers
+
+    chosen: set[str] = set()
+    for name in names:
+        if name == "all":
+            chosen.update(EXPERIMENTS)
+        elif name == "headline":
+            chosen.update(i for i, e in EXPERIMENTS.items() if not e.variant_of)
+        elif name in papers():
+            chosen.update(i for i in EXPERIMENTS if i.startswith(name + "-"))
+        elif name in EXPERIMENTS:
+            chosen.add(name)
+        else:
+            words = ", ".join([*GROUPS, *papers()])
+            raise ValueError(f"unknown experiment {name!r}: an ID of `aqmlab reproduce --list`, or one of {words}")
+    return [i for i in EXPERIMENTS if i in chosen]
+
+
+__all__ = ["EXPERIMENTS", "GROUPS", "Condition", "Experiment", "Reference", "select"]
