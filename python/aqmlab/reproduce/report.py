@@ -109,10 +109,8 @@ def markdown(outcome: Outcome, figures: list[Path]) -> str:
         for _, r in rows.iterrows():
             why = r["explanation"] or "not yet explained: see the set-up notes above."
             paper = f"paper {paper_cell(r)}, " if fmt(r["paper_value"]) else "a claim of the paper; "
-            lines.append(
-                f"- **{r['quantity']} / {r['condition']}** ({paper}simulated {fmt(r['sim_mean'])}, "
-                f"basis: {r['basis']}): {why}"
-            )
+            simulated = f"simulated {fmt(r['sim_mean'])}" if fmt(r["sim_mean"]) else "no simulated value"
+            lines.append(f"- **{r['quantity']} / {r['condition']}** ({paper}{simulated}, basis: {r['basis']}): {why}")
     if figures:
         lines += ["", "## Figures", ""] + [f"![{f.stem}]({f.name})" for f in figures if f.suffix == ".png"]
     return "\n".join(lines) + "\n"
