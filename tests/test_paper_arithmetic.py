@@ -1,0 +1,87 @@
+"""The papers' own arithmetic that the reproductions' explanations rest on.
+
+Where a row's explanation says the paper disagrees with itself, or that its numbers imply
+something of its set-up, the arithmetic is checked here on the numbers of
+``scenarios/papers/<paper>/published.toml``: a change of a transcription that would undo an
+explanation's premise fails a test instead of leaving the explanation quietly wrong.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from aqmlab.reproduce.published import number, series
+
+DKS, CHOKE = "dks-1989", "choke-2000"
+#: DKS's FTP packet on the gateway's 56 kbps line, and a 40-byte Telnet packet or ACK.
+PACKET_S, SMALL_S = 1000 * 8 / 56_000, 40 * 8 / 56_000
+WINDOW = 5  # every DKS source's window
+MEASURED_S = 500  # DKS's measurement interval
+
+
+def dks(key: str) -> dict[str, float]:
+    return {k: n.value for k, n in series(DKS, key).items()}
+
+
+def test_dks_scenario3_g_fcfs_telnet_row_contradicts_the_rtt_rule_it_states() -> None:
+    # 2.87 s is the least a Telnet packet can take (19 packets and the one on the line ahead of
+    # it in the buffer of 20, then its own 40 bytes and its ACK), so every delivered packet went
+    # through on its first try; yet more retransmissions escaped the drops than the window can
+    # leave queued, so some reached the sink: duplicates, which need a timeout shorter than the
+    # round trip while every sample is at least the full buffer's wait.
+    least_rtt = 20 * PACKET_S + 2 * SMALL_S
+    assert dks("s3.rtt.G/FCFS")["telnet2"] == pytest.approx(least_rtt, abs=0.01)
+    retx, drops = dks("s3.retx.G/FCFS")["telnet2"], dks("s3.drops.G/FCFS")["telnet2"]
+    assert retx - drops - WINDOW >= 7
+    assert dks("s3.throughput.G/FCFS")["telnet2"] == 11
+
+
+def test_dks_scenario3_jk_fcfs_telnet_has_an_rtt_but_no_packet() -> None:
+    assert dks("s3.throughput.JK/FCFS")["telnet2"] == 0
+    assert dks("s3.rtt.JK/FCFS")["telnet2"] > 0
+
+
+def test_dks_scenario2_jk_fcfs_drops_exceed_retransmissions_by_more_than_a_window() -> None:
+    # A reliable sender resends each packet it loses, so over one interval its drops exceed its
+    # retransmissions by at most the packets still unresent at the end: a window.
+    drops, retx = dks("s2.drops.JK/FCFS"), dks("s2.retx.JK/FCFS")
+    assert drops and all(drops[f] - retx[f] > WINDOW for f in drops)
+
+
+def test_dks_scenario2_g_fq_two_ftps_hold_less_than_a_window_by_littles_law() -> None:
+    # A generic FTP keeps its window of 5 outstanding, each packet's RTT counted from its first
+    # sending: throughput x mean RTT = 5 x 500 packet-seconds at least. FTPs 1 and 2 fall short.
+    tput, rtt = dks("s2.throughput.G/FQ"), dks("s2.rtt.G/FQ")
+    held = {f: tput[f] * rtt[f] / MEASURED_S for f in ("ftp1", "ftp2", "ftp3", "ftp4", "ftp5", "ftp6")}
+    assert held["ftp1"] == pytest.approx(2.8, abs=0.05) and held["ftp2"] == pytest.approx(1.2, abs=0.05)
+    assert all(5.6 <= round(held[f], 1) <= 5.8 for f in ("ftp3", "ftp4", "ftp5", "ftp6"))
+
+
+def test_dks_scenario5_short_paths_windows_leave_no_room_for_a_tenth_of_the_line_idle() -> None:
+    # A short path's line idles only while its window is 1, at most 13.1 ms after each 142.9 ms
+    # packet; the paper's own throughput and RTT put that window near 3.
+    tput, rtt = dks("s5.throughput.DEC/DEC"), dks("s5.rtt.DEC/DEC")
+    window = tput["ftp1"] / MEASURED_S * rtt["ftp1"]
+    assert window == pytest.approx(2.96, abs=0.01)
+    idle_at_window_one = 13.1e-3 / (PACKET_S + 13.1e-3)
+    assert idle_at_window_one == pytest.approx(0.084, abs=0.001)
+    assert idle_at_window_one < number(DKS, "s5.text.wasted").value
+
+
+def test_choke_fig5_goodput_and_drop_rate_at_1_mbps_disagree_by_8_percent() -> None:
+    from_drop = 1000 * (1 - number(CHOKE, "fig5.udp_drop.1000").value)
+    stated = number(CHOKE, "fig5.udp_goodput_text.1000").value
+    assert from_drop == pytest.approx(259, abs=0.5)
+    assert stated / from_drop - 1 == pytest.approx(0.08, abs=0.005)
+
+
+def test_choke_table2_row8_simulation_is_12_percent_off_its_own_theory() -> None:
+    sim, theory = number(CHOKE, "table2.row8.sim.P0").value, number(CHOKE, "table2.row8.the.P0").value
+    assert sim / theory - 1 == pytest.approx(0.12, abs=0.005)
+
+
+def test_choke_table1_links_are_full_by_the_papers_own_sums() -> None:
+    # The UDP rows' explanation: what the UDP flow does not keep on a link, the TCP flows take.
+    for link, capacity in (("r2-r3", 2000), ("r3-r4", 1000)):
+        total = sum(n.value for n in series(CHOKE, f"table1.{link}").values())
+        assert total == pytest.approx(capacity, rel=1e-3)
