@@ -85,3 +85,44 @@ def test_choke_table1_links_are_full_by_the_papers_own_sums() -> None:
     for link, capacity in (("r2-r3", 2000), ("r3-r4", 1000)):
         total = sum(n.value for n in series(CHOKE, f"table1.{link}").values())
         assert total == pytest.approx(capacity, rel=1e-3)
+
+
+# ---- set-ups the papers' numbers settle (the scenario files cite these) ----
+
+
+def test_dks_generic_rtt_cells_placed_by_littles_law() -> None:
+    # A generic FTP keeps its window outstanding and its RTT runs from a packet's first sending,
+    # so its mean RTT is at least 5 x 500 packet-seconds over its new packets (retransmissions
+    # add to it): the scan's G/FCFS cells 2.18, 2.16, 2.18 are the winners' (2.17, 2.16, 2.18),
+    # 400 and 114 s two losers' (a 15-packet loser: at least 167 s); scenario 3's FTP (at most 3
+    # packets) has 1362 s, scenario 4's starved source (12) 281 s.
+    tput, rtt = dks("s2.throughput.G/FCFS"), dks("s2.rtt.G/FCFS")
+    for ftp in ("ftp1", "ftp2", "ftp3"):
+        assert 0 <= rtt[ftp] + 0.005 - WINDOW * MEASURED_S / tput[ftp] < 0.02, ftp
+    assert WINDOW * MEASURED_S / tput["ftp4"] >= 166
+    assert dks("s3.rtt.G/FCFS")["ftp1"] >= WINDOW * MEASURED_S / 3
+    assert dks("s4.rtt.FQ")["generic2"] >= WINDOW * MEASURED_S / dks("s4.throughput.FQ")["generic2"]
+
+
+def test_dks_scenario3_ill_behaved_source_sends_at_a_constant_rate() -> None:
+    # Delivered + dropped is 7000 +- 1 (14 packets a second for 500 s) under four policies; a
+    # Poisson count would spread by sqrt(7000) = 84.
+    for policy in ("G/FCFS", "JK/FCFS", "JK/FQ", "DEC/FQbit"):
+        offered = dks(f"s3.throughput.{policy}")["ill3"] + dks(f"s3.drops.{policy}")["ill3"]
+        assert abs(offered - 14 * MEASURED_S) <= 1, policy
+
+
+def test_dks_scenario3_buffer_of_20_from_the_round_trip_behind_a_full_buffer() -> None:
+    # A 1000-byte packet admitted after a departure waits for 19 queued and the one on the line,
+    # then for its own transmission: 21 packet times, DEC/DEC's 3.00 s (15 packets would give 2.29).
+    rtt = dks("s3.rtt.DEC/DEC")
+    assert rtt["ftp1"] == pytest.approx(21 * PACKET_S, abs=0.005)
+    # The Telnet's 40 bytes wait behind 20 full packets at least (a buffer of 15: at most 16).
+    assert rtt["telnet2"] >= 20 * PACKET_S
+
+
+def test_dks_scenario2_fqbit_ftps_keep_one_packet_outstanding() -> None:
+    # DEC/FQbit: 582 packets each at 0.860 s is one packet outstanding (Little's law), which settles
+    # FQbit's fair share over every conversation the gateway carries.
+    tput, rtt = dks("s2.throughput.DEC/FQbit"), dks("s2.rtt.DEC/FQbit")
+    assert all(tput[f] * rtt[f] / MEASURED_S == pytest.approx(1.0, abs=0.01) for f in tput if f.startswith("ftp"))
