@@ -126,3 +126,35 @@ def test_dks_scenario2_fqbit_ftps_keep_one_packet_outstanding() -> None:
     # FQbit's fair share over every conversation the gateway carries.
     tput, rtt = dks("s2.throughput.DEC/FQbit"), dks("s2.rtt.DEC/FQbit")
     assert all(tput[f] * rtt[f] / MEASURED_S == pytest.approx(1.0, abs=0.01) for f in tput if f.startswith("ftp"))
+
+
+# ---- Mankin 1990: the line rate its numbers imply ----
+
+MANKIN = "mankin-1990"
+#: A 512-byte TCP segment as it crosses a SLIP line (40 bytes of headers, 2 of framing), the
+#: 30-packet queue and the line's 1920 bytes a second (19.2 kbit/s at 10 bits per byte).
+WIRE_B, DATA_B, QUEUE, LINE_BPS = 554, 512, 30, 1920
+
+
+def mankin(prefix: str) -> dict[str, float]:
+    from aqmlab.reproduce.published import numbers
+
+    return {k[len(prefix) + 1 :]: n.value for k, n in numbers(MANKIN).items() if k.startswith(prefix + ".")}
+
+
+def test_mankin_numbers_fit_no_single_line_rate() -> None:
+    # The delay rows' explanation: a full queue's wait at 1920 B/s is 8.7 s; the GW4 means of
+    # Exp. III reach it or pass it (the slowest needs a line of at most 1753 B/s) while Exp. I's
+    # throughputs with RDCR need one faster than 2017 B/s; GW1's and GW3's means lie below 8.7 s.
+    means = mankin("table3.mean")
+    full_queue_s = QUEUE * WIRE_B / LINE_BPS
+    assert full_queue_s == pytest.approx(8.66, abs=0.01)
+    gw4 = [v for k, v in means.items() if k.endswith("GW4")]
+    assert sorted(gw4) == [8.55, 8.57, 8.8, 9.48]
+    line_at_most = QUEUE * WIRE_B / max(gw4)
+    data = mankin("table4.LR.on")["I"] + 6 * mankin("table4.SR.on")["I"]  # one LR and six SR connections
+    line_at_least = data * WIRE_B / DATA_B
+    assert (round(line_at_most), round(data), round(line_at_least)) == (1753, 1864, 2017)
+    assert line_at_most < LINE_BPS < line_at_least
+    others = [v for k, v in means.items() if not k.endswith("GW4")]
+    assert (min(others), max(others)) == (6.59, 7.78) and max(others) < full_queue_s

@@ -51,14 +51,15 @@ OVERFLOW_WHY = (
     "downstream queue full is a matter of phase: " + PHASE
 )
 DELAY_WHY = (
-    "a packet that finds the 30-packet queue full waits 30 x 554 B / 1920 B/s = 8.7 s here; the paper's means "
-    "(6.6-7.6 s at GW1 and GW3) imply either a faster line (8 bits per byte: 6.9 s for a full queue) or a queue "
-    "kept well below full, yet its Exp. III GW4 means (8.6-9.5 s) exceed even our full queue: no single line "
-    "rate fits every row, and the async framing is not stated"
+    "a packet that finds the 30-packet queue full waits 30 x 554 B / 1920 B/s = 8.7 s here, and the paper's "
+    "numbers fit no single line rate: its Exp. III GW4 means reach 9.48 s, which needs a line no faster than "
+    "30 x 554 B / 9.48 s = 1753 B/s, while its Exp. I throughputs with RDCR (1864 B/s of data, 2017 B/s on the "
+    "wire) need one faster than 2017 B/s; its GW1 and GW3 means (6.59-7.78 s) lie below a full queue's wait at "
+    "1920 B/s. The async framing (bits per byte on the line) is not stated"
 )
 DELAY_WHY_GW4 = (
-    "the paper's GW4 means in Exp. III (8.6-9.5 s) exceed the longest wait a 30-packet queue "
-    "allows at 1920 B/s (30 x 0.289 s = 8.7 s): GW4 served slower than its line on the testbed "
+    "the paper's GW4 means in Exp. III (8.55, 9.48, 8.57 and 8.80 s) come to the longest wait a 30-packet queue "
+    "allows at 1920 B/s (30 x 0.289 s = 8.7 s) or pass it: GW4 served slower than its line on the testbed "
     "(the paper's 'extra high loads at the final bottleneck': a MicroVAX II with two saturated SLIP "
     "lines and the LAN, moving SLIP characters by interrupt); our gateways' processing (under 2 ms a packet) "
     "leaves every line the bottleneck of its queue, so GW4 waits like GW1 and GW3. A diagnostic run (not adopted: "
@@ -226,5 +227,6 @@ seed.
 
 **Inconsistencies in the paper's numbers** (reported, not tuned away): its throughputs exceed what a
 1920 B/s line carries (Exp. I on: 1864 B/s of data, against 1774), while its Exp. III GW4 delays
-(8.6-9.5 s) exceed the wait behind a full 30-packet queue even at 1920 B/s (8.7 s); a faster line
-would fit the former and break the latter."""
+(8.55-9.48 s) come to the wait behind a full 30-packet queue at 1920 B/s (8.7 s) or pass it; a
+faster line would fit the former and break the latter (9.48 s needs a line no faster than
+1753 B/s, the throughputs one faster than 2017 B/s)."""
