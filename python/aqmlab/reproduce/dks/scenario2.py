@@ -163,11 +163,11 @@ packets), so the G/FCFS rows compared the median run."""
 
 _GENERIC = (
     "the paper's own numbers settle the generic flow control's open details as aqmlab has them (docs/reproductions.md, "
-    "*DKS's generic flow control*): one packet resent per timeout (its retransmission counts are not multiples of the "
-    "window, 5), exact timers and an estimator gain near 1/8 (its Telnets' 2-3 spurious timeouts in 100 packets: 21% "
-    "with gain 1, 16% with 500 ms ticks), the estimator's start forgotten after 1500 s; what they leave open is how "
-    "many drops and spurious retransmissions the timeouts then produce under FQ: the paper's 12% gives 0.58 spurious "
-    "retransmissions per drop over 631 drops, aqmlab has 0.71 over about 800; "
+    "*DKS's generic flow control*): one packet resent per timeout (its retransmission counts, but for one (10), are "
+    "not multiples of the window, 5), exact timers and an estimator gain near 1/8 (its Telnets' 2-3 spurious timeouts "
+    "in 100 packets: 21% with gain 1, 16% with 500 ms ticks), the estimator's start forgotten after 1500 s; what they "
+    "leave open is how many drops and spurious retransmissions the timeouts then produce under FQ: the paper's 12% "
+    "gives 0.58 spurious retransmissions per drop over 631 drops, aqmlab has 0.71 over about 800; "
 )
 _G_FQ_12 = (
     "the paper's FTPs 1 and 2 (838 packets at 1.68 s, 178 at 3.31 s) are inconsistent with the stated model as read: a "
@@ -231,14 +231,14 @@ _TELNET_COUNT = (
     "single run lies within one run's spread"
 )
 _TELNET_RETX = (
-    "a Telnet's few retransmissions are spurious timeouts of its ~0.08 s RTT estimate (timeout 2 x srtt): a count "
-    "of a few, within its chance spread"
+    "a Telnet's few retransmissions are spurious timeouts of its RTT estimate (the paper's ~0.08 s under FQ, ~0.78 s "
+    "under DEC/DEC; timeout 2 x srtt): a count of a few, within its chance spread"
 )
 #: The policies under which the Telnets get what they send, and the causes of their rows there.
 _TELNET_POLICIES = ("G/FQ", "JK/FQ", "DEC/DEC", "DEC/FQbit")
 _TELNET_WHY = {"throughput": _TELNET_COUNT, "retx": _TELNET_RETX}
 _JK_COUNTS = (
-    "counts of 50-80 retransmissions or drops per source vary by about 2 sqrt(n), 15, from run to run; the paper's "
+    "counts of 48-83 retransmissions or drops per source vary by about 2 sqrt(n), 14-18, from run to run; the paper's "
     "single run lies within that spread or one run's spread over seeds"
 )
 _JK_FQ_GO_BACK = (
@@ -264,7 +264,7 @@ _G_FCFS_CELLS = (
     "delivered or dropped), and a winner's are its throughput less 2500 packet-seconds over its RTT (Little's law, "
     "a window of 5 always outstanding): 1154 - 2500/2.18 = 7, 1159 - 2500/2.16 = 2, 1149 - 2500/2.18 = 2; the "
     "printed pairs give 43 - 26 = 17, 10 - 5 = 5, 2 - 11 = -9 and 17 - 15 = 2, so at most two winners have theirs "
-    "among them (and -9, nine drops never resent, fits no winner, whose timeout is 4.3 s). The run's winners and "
+    "among them (and -9, nine drops never resent, fits no winner, whose timeout is 4.3-4.4 s). The run's winners and "
     "losers are chance in aqmlab too (segregation), so the rows of sources with a printed throughput go by "
     "throughput rank"
 )
@@ -319,7 +319,8 @@ S2_WHY: dict[tuple[str, str], str] = {
     + _G_FQ_12
     + "the RTT is the paper's measure, each packet's from its first sending to the acknowledgement covering it "
     "(`mean_packet_rtt_s`; settled by Little's law, which the paper's FTPs 3-6 satisfy: 5 x 500 over their new packets "
-    "is 4.51, 4.64, 4.24, 4.46 s against 4.88, 4.83, 4.53, 4.47); aqmlab's FTPs deliver fewer new packets (more "
+    "is 4.51, 4.64, 4.24, 4.46 s against 4.88, 4.83, 4.53, 4.47, FTPs 4 and 5's garbled retransmission cells read "
+    "167 and 193, the 362 the 12% leaves them); aqmlab's FTPs deliver fewer new packets (more "
     "drops and duplicates, above), about 490 against 540-590, hence 4.7-6.2 s for all but each run's busiest",
     ("G/FQ", "retx"): _GENERIC
     + _G_FQ_12
