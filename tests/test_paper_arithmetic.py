@@ -12,13 +12,14 @@ import math
 
 import pytest
 
-from aqmlab.reproduce.published import number, series
+from aqmlab.reproduce.published import number, numbers, series
 
 DKS, CHOKE = "dks-1989", "choke-2000"
 #: DKS's FTP packet on the gateway's 56 kbps line, and a 40-byte Telnet packet or ACK.
 PACKET_S, SMALL_S = 1000 * 8 / 56_000, 40 * 8 / 56_000
 WINDOW = 5  # every DKS source's window
 MEASURED_S = 500  # DKS's measurement interval
+FTPS = ("ftp1", "ftp2", "ftp3", "ftp4", "ftp5", "ftp6")
 
 
 def dks(key: str) -> dict[str, float]:
@@ -54,7 +55,7 @@ def test_dks_scenario2_g_fq_two_ftps_hold_less_than_a_window_by_littles_law() ->
     # A generic FTP keeps its window of 5 outstanding, each packet's RTT counted from its first
     # sending: throughput x mean RTT = 5 x 500 packet-seconds at least. FTPs 1 and 2 fall short.
     tput, rtt = dks("s2.throughput.G/FQ"), dks("s2.rtt.G/FQ")
-    held = {f: tput[f] * rtt[f] / MEASURED_S for f in ("ftp1", "ftp2", "ftp3", "ftp4", "ftp5", "ftp6")}
+    held = {f: tput[f] * rtt[f] / MEASURED_S for f in FTPS}
     assert held["ftp1"] == pytest.approx(2.8, abs=0.05) and held["ftp2"] == pytest.approx(1.2, abs=0.05)
     assert all(5.6 <= round(held[f], 1) <= 5.8 for f in ("ftp3", "ftp4", "ftp5", "ftp6"))
 
@@ -139,8 +140,6 @@ WIRE_B, DATA_B, QUEUE, LINE_BPS = 554, 512, 30, 1920
 
 
 def mankin(prefix: str) -> dict[str, float]:
-    from aqmlab.reproduce.published import numbers
-
     return {k[len(prefix) + 1 :]: n.value for k, n in numbers(MANKIN).items() if k.startswith(prefix + ".")}
 
 
@@ -164,7 +163,6 @@ def test_mankin_numbers_fit_no_single_line_rate() -> None:
 
 # ---- DKS: the arithmetic of the explanations' quotations ----
 
-FTPS = ("ftp1", "ftp2", "ftp3", "ftp4", "ftp5", "ftp6")
 #: FTPs 4 and 5's retransmission cells under G/FQ are garbled; docs/reproductions.md reads them
 #: 167 and 193 from the 12% deficit (its point 2).
 GARBLED_RETX = {"ftp4": 167, "ftp5": 193}

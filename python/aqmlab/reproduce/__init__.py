@@ -39,18 +39,19 @@ def select(names: Sequence[str]) -> list[str]:
     directory under ``scenarios/papers/`` (``dks-1989``: its every experiment)."""
     from aqmlab.reproduce.published import papers
 
+    paper_names = papers()
     chosen: set[str] = set()
     for name in names:
         if name == "all":
             chosen.update(EXPERIMENTS)
         elif name == "headline":
             chosen.update(i for i, e in EXPERIMENTS.items() if not e.variant_of)
-        elif name in papers():
+        elif name in paper_names:
             chosen.update(i for i in EXPERIMENTS if i.startswith(name + "-"))
         elif name in EXPERIMENTS:
             chosen.add(name)
         else:
-            words = ", ".join([*GROUPS, *papers()])
+            words = ", ".join([*GROUPS, *paper_names])
             raise ValueError(f"unknown experiment {name!r}: an ID of `aqmlab reproduce --list`, or one of {words}")
     return [i for i in EXPERIMENTS if i in chosen]
 

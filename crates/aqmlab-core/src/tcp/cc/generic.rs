@@ -13,8 +13,9 @@
 //! ACKs, no backoff (`backoff = true` adds one), no minimum and no maximum timeout (the paper's
 //! is "beta rtt", bounded neither way; `max_rto` gives a ceiling), 3 s before the first sample,
 //! one round-trip sample per ACK of new data, from the packet that caused it (`samples =
-//! "per_packet"`: one for every packet the ACK covers, each from its first sending). The paper's own numbers (its scenario 2)
-//! agree with the first three and with exact timers; they do not settle the sampling.
+//! "per_packet"`: one for every packet the ACK covers, each from its first sending). The
+//! paper's own numbers (its scenario 2) agree with the first three and with exact timers; they
+//! do not settle the sampling.
 
 use serde::Serialize;
 
