@@ -92,8 +92,8 @@ UDP at least 95%, TCP at most 50 kbps."""
         why_tcp = (
             "the paper's 'remaining 50 Kbps' is what its 'more than 95%' of the link leaves TCP, so an upper "
             "bound (published.toml says why); below it, what TCP scrapes from a queue kept full by a 2 Mbps "
-            "CBR flow depends on timer details of ns-2's TCP (retransmission timeouts, 500 ms tick) that the "
-            "paper does not give"
+            "CBR flow is what its retransmission timeouts let through (with ns-2's TCP timers of 1998, the paper's "
+            "simulator, 0 kbps under DropTail and 14.5 under RED; with exact timers 3.5 and 13.5)"
         )
         return [
             cite(num("fig3.udp_share.droptail"), "udp_share_of_link", "droptail"),
@@ -188,14 +188,14 @@ buffer), so the TCP share is (early + forced) / all TCP drops."""
                 "choke",
                 trend=("most UDP drops are matches", lambda s: value_of(s, "udp_match_drop_fraction", "choke") > 0.5),
                 explanation=(
-                    "see the drop-cause definitions above; the share rests on what CHOKe does above max_th: 0.96 with "
-                    "every arrival still compared there (Sec. II-A, as here), 0.945 compared only while the queue "
+                    "see the drop-cause definitions above; the share rests on what CHOKe does above max_th: 0.97 with "
+                    "every arrival still compared there (Sec. II-A, as here), 0.96 compared only while the queue "
                     "itself holds more than max_th, 0.92 never compared (choke-2000-fig4-forced-queue, -never; 5 "
                     "seeds): the paper's 85% lies beyond even the last. Nor is it how RED's count meets the matches: "
                     "aqmlab's RED drops here are nearly all forced (the average above max_th), as a match every few "
                     "arrivals restarts the count that spaces early drops; with the count kept across matches "
                     "(`match_resets_count = false`) or without the spacing (`wait = false`) early drops take their "
-                    "place, and the share is 0.97 and 0.96 (5 seeds each, diagnostic runs)"
+                    "place, and the share is 0.97 and 0.97 (5 seeds each, diagnostic runs)"
                 ),
             ),
             cite(
@@ -208,12 +208,12 @@ buffer), so the TCP share is (early + forced) / all TCP drops."""
                 ),
                 explanation=(
                     "see the drop-cause definitions above; the share hardly moves with the RED parameters the paper "
-                    "leaves open (0.59 with max_p 0.02, 0.60 with 0.5, 0.57 with w_q 0.02, against 0.62 with ns-2's "
-                    "0.1 and 0.002; 5 seeds each, diagnostic runs): it rests on what CHOKe does above max_th, 0.63 "
+                    "leaves open (0.57 with max_p 0.02, 0.61 with 0.5, 0.53 with w_q 0.02, against 0.57 with ns-2's "
+                    "0.1 and 0.002; 5 seeds each, diagnostic runs): it rests on what CHOKe does above max_th, 0.55 "
                     "compared only while the queue itself holds more than max_th and 0.65 never compared there "
-                    "(choke-2000-fig4-forced-queue, -never), which move it towards the paper's 0.70; with early drops "
-                    "in place of the forced ones (`match_resets_count = false`, `wait = false`) 0.56 and 0.62; one run's "
-                    "spread covers the rest"
+                    "(choke-2000-fig4-forced-queue, -never), the latter towards the paper's 0.70; with early drops "
+                    "in place of the forced ones (`match_resets_count = false`, `wait = false`, both) 0.57, 0.61 and "
+                    "0.66"
                 ),
             ),
             cite(
@@ -409,22 +409,22 @@ front-CHOKe model 2 lambda / (mu + 2 lambda); both are compared."""
 
 GOODPUT_WHY = (
     "not reproduced at the high rates: the goodput is rate x (1 - drop), so it magnifies a small difference in "
-    "the drop rate (at 10 Mbps aqmlab drops 99.84% of the UDP packets against the paper's 98.3%, a row that "
+    "the drop rate (at 10 Mbps aqmlab drops 99.82% of the UDP packets against the paper's 98.3%, a row that "
     "matches, and keeps a tenth of the paper's 170 kbps). The survivors are what is left when a heavy flow's "
     "admissions and the queued packets its arrivals kill nearly cancel. Not RED's open parameters nor the TCP "
-    "flavour (checked, 3 seeds each, at 3 and 10 Mbps: w_q 0.02, max_p 0.02, wait off, gentle, no count reset on "
-    "a match, Tahoe (ns-2's default agent) or NewReno: 170-179 and 15-23 kbps, against 173 and 16 as set). "
+    "flavour (checked, 5 seeds each, at 3 and 10 Mbps: w_q 0.02, max_p 0.02, wait off, gentle, no count reset on "
+    "a match, Tahoe (ns-2's default agent) or NewReno: 173-183 and 16-21 kbps, against 176 and 18 as set). "
     "Demonstrated: with the drop bit of the paper's Sec. II-A (a matched candidate marked and discarded at the "
     "head, so a UDP arrival that draws a dead UDP packet kills no live one; choke-2000-fig5-dropbit) the goodput "
-    "is 75, 209, 285, 216 and 104 kbps (paper 77, 213.5, 259, 228, 170), but the UDP flow then holds 0.56 and "
+    "is 75, 222, 268, 221 and 111 kbps (paper 77, 213.5, 259, 228, 170), but the UDP flow then holds 0.57 and "
     "0.71 of the buffer at 3 and 10 Mbps (choke-2000-fig6-dropbit), against the paper's Fig. 6 (about half) and "
     "its text ('doesn't even become the dominant portion of the queue usage'), and Table I's UDP flow falls "
-    "further (594 kbps against 740; choke-2000-table1-dropbit): the paper's numbers fit neither implementation whole. "
+    "further (609 kbps against 740; choke-2000-table1-dropbit): the paper's numbers fit neither implementation whole. "
     "Demonstrated too, what CHOKe does above max_th (5 seeds): Sec. II-A says arrivals are still compared there, as "
-    "here; compared only while the queue itself holds more than max_th packets the goodput is 76, 206, 248, 210 and "
-    "44 kbps (choke-2000-fig5-forced-queue), never compared there 76, 215, 290, 257 and 115 (choke-2000-fig5-forced-"
-    "never): the paper's 259-280 and 228 kbps lie between those two readings and its 170 at 10 Mbps beyond both, "
-    "while Table I's UDP flow stays near 600 kbps under either (checked: 591 and 610)"
+    "here; compared only while the queue itself holds more than max_th packets the goodput is 76, 212, 250, 214 and "
+    "41 kbps (choke-2000-fig5-forced-queue), never compared there 77, 223, 278, 252 and 111 (choke-2000-fig5-forced-"
+    "never): the paper's 259 and 228 kbps lie between those two readings (its 'about 280' at their edge) and its 170 "
+    "at 10 Mbps beyond both, while Table I's UDP flow stays near 620 kbps under either (checked: 618 and 629)"
 )
 
 

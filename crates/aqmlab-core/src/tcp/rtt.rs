@@ -34,6 +34,15 @@
 //! default, 1 in BSD, whose `t_rtt` starts at 1 when a segment is timed (0 means "not timing")
 //! and is taken whole as the sample, so every BSD sample is one tick longer.
 //!
+//! `tick_model = "ns2"` is the other coarse timer the papers ran on: the TCP agents of ns-2
+//! (the simulator of the CHOKe paper, 1998-2006 defaults `tcpTick_ = 0.1`, `rfc2988_ = false`,
+//! `maxrto_ = 64`), whose `rtt_update`, `rtt_timeout` and `rtt_backoff` differ from BSD's in
+//! three ways: a sample counts the tick boundaries crossed but is at least one tick; the
+//! timeout is srtt + k rttvar cut down to whole ticks, times the back-off, and at least two
+//! ticks after it; and it runs exactly from when it is set rather than to a tick boundary (the
+//! clock's phase is each agent's `boot_time_`, uniform over a tick: `tick_phase = "random"`).
+//! Deviation: ns-2 keeps srtt and rttvar in whole ticks with 3 and 2 fraction bits; floats here.
+//!
 //! Deviation: 4.3BSD kept srtt and rttvar in scaled fixed point; we use floating point.
 //!
 //! Longer than 600 lines with its tests, which stay beside the code they check (as everywhere
@@ -122,6 +131,15 @@ choice_enum! {
 }
 
 choice_enum! {
+    /// The `tick_model` key: whose coarse timer `tick` is (`RtoParams::ns2_ticks`).
+    #[derive(Clone, Copy, PartialEq)]
+    enum TickModel {
+        Bsd = "bsd",
+        Ns2 = "ns2",
+    }
+}
+
+choice_enum! {
     /// The `timers` key: how many retransmission timers (`RtoParams::per_segment`).
     #[derive(Clone, Copy, PartialEq)]
     enum Timers {
@@ -152,6 +170,10 @@ pub struct RtoParams {
     /// Ticks a coarse sample starts counting from (BSD's `t_rtt`: 1), added to the boundaries crossed.
     #[serde(skip_serializing_if = "is_zero")]
     pub rtt_count_from: u8,
+    /// The coarse timer is ns-2's agents' (`tick_model = "ns2"`): samples of at least one tick,
+    /// the timeout cut to whole ticks and at least two after back-off, timers exact; else 4.3BSD's.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ns2_ticks: bool,
     /// Double the timeout on each expiry (Karn's backoff).
     pub backoff: bool,
     /// One timer per outstanding segment, from its own sending, resending it alone (the FQ
@@ -177,6 +199,7 @@ impl RtoParams {
         tick_ns: 0,
         random_tick_phase: false,
         rtt_count_from: 0,
+        ns2_ticks: false,
         backoff: false,
         per_segment: true,
     };
@@ -190,6 +213,7 @@ impl RtoParams {
         tick_ns: 0,
         random_tick_phase: false,
         rtt_count_from: 0,
+        ns2_ticks: false,
         backoff: true,
         per_segment: false,
     };
@@ -204,6 +228,7 @@ impl RtoParams {
         tick_ns: 0,
         random_tick_phase: false,
         rtt_count_from: 0,
+        ns2_ticks: false,
         backoff: true,
         per_segment: false,
     };
@@ -300,6 +325,24 @@ impl RtoParams {
             "rtt_count_from",
             "counts coarse ticks: give tick (4.3BSD: \"500ms\") or leave rtt_count_from at 0",
         )?;
+        let tick_model = f.choice(
+            "tick_model",
+            TickModel::Bsd,
+            "with a coarse tick, whose timer: bsd, 4.3BSD's slow timer (a sample counts the tick boundaries \
+             crossed; a timeout of n ticks expires at the n-th boundary); ns2, ns-2's TCP agents (a sample counts \
+             the boundaries crossed but at least one tick; the timeout is srtt + rto_k x rttvar cut to whole ticks, \
+             times the back-off, at least two ticks, and runs exactly from when it is set)",
+        )?;
+        f.ensure(
+            tick_model == TickModel::Bsd || tick.0 > 0,
+            "tick_model",
+            "models a coarse timer: give tick (ns-2: \"100ms\") or leave tick_model at bsd",
+        )?;
+        f.ensure(
+            tick_model == TickModel::Bsd || count_from == 0,
+            "rtt_count_from",
+            "is BSD's: leave it at 0 with tick_model = \"ns2\" (ns-2 counts from 0, at least one tick)",
+        )?;
         let backoff: bool =
             f.or("backoff", d.backoff, "double the timeout after each expiry until a valid round-trip sample")?;
         let timers = f.choice(
@@ -325,6 +368,7 @@ impl RtoParams {
             tick_ns: tick.0,
             random_tick_phase: tick_phase == TickPhase::Random,
             rtt_count_from: count_from as u8,
+            ns2_ticks: tick_model == TickModel::Ns2,
             backoff,
             per_segment,
         })
@@ -413,7 +457,10 @@ impl RttEstimator {
     pub fn sample(&mut self, sent_at: SimTime, now: SimTime) {
         let r = match self.p.tick_ns {
             0 => (now - sent_at).ns() as f64,
-            t => ((self.ticks_by(now, t) - self.ticks_by(sent_at, t) + self.p.rtt_count_from as u64) * t) as f64,
+            t => {
+                let crossed = self.ticks_by(now, t) - self.ticks_by(sent_at, t) + self.p.rtt_count_from as u64;
+                (if self.p.ns2_ticks { crossed.max(1) } else { crossed } * t) as f64
+            }
         };
         match self.p.estimator {
             Estimator::Generic { gain, .. } => {
@@ -464,6 +511,11 @@ impl RttEstimator {
                 Estimator::Jacobson { k, .. } => self.md.timeout(k as f64),
             }
         };
+        let raw = match (self.p.ns2_ticks && self.md.valid, self.p.tick_ns as f64) {
+            // ns-2's t_rtxcur_: the estimate in whole ticks, the fraction dropped.
+            (true, t) => (raw / t).floor() * t,
+            _ => raw,
+        };
         SimDuration((raw.round() as u64).clamp(self.p.min_rto_ns, self.p.max_rto_ns))
     }
 
@@ -472,15 +524,18 @@ impl RttEstimator {
         let shift = if self.p.backoff { shift.min(MAX_BACKOFF_SHIFT) } else { 0 };
         // Saturating: an unbounded ceiling must not let a doubling wrap.
         let doubled = self.rto().ns().saturating_mul(1 << shift);
-        SimDuration(doubled.min(self.p.max_rto_ns).max(self.p.min_rto_ns))
+        // ns-2's rtt_timeout: never under two ticks, whatever the floor.
+        let floor = if self.p.ns2_ticks { self.p.min_rto_ns.max(2 * self.p.tick_ns) } else { self.p.min_rto_ns };
+        SimDuration(doubled.min(self.p.max_rto_ns).max(floor))
     }
 
     /// When a timeout set `now` after `shift` backoffs expires (on a tick boundary when the
-    /// timer is coarse).
+    /// timer is BSD's coarse one).
     pub fn deadline(&self, now: SimTime, shift: u32) -> SimTime {
         let rto = self.backed_off(shift);
         match self.p.tick_ns {
             0 => now + rto,
+            _ if self.p.ns2_ticks => now + rto,
             t => SimTime(self.phase_ns + (self.ticks_by(now, t) + rto.ns().div_ceil(t).max(1) - 1) * t),
         }
     }
@@ -588,6 +643,52 @@ mod tests {
         assert_eq!(z.rto(), SimDuration(S));
         assert_eq!(z.deadline(SimTime(1200 * MS), 0), SimTime(2 * S));
         assert_eq!(z.deadline(SimTime(1000 * MS), 0), SimTime(2 * S));
+    }
+
+    #[test]
+    fn ns2_ticks_count_at_least_one_cut_the_timeout_to_whole_ticks_and_run_exactly() {
+        // ns-2's agents (tcpTick_ 0.1 s, no minrto_): a 30 ms round trip inside one tick still
+        // measures one tick, where BSD's count gives none.
+        let ns2 = RtoParams { tick_ns: 100 * MS, min_rto_ns: 0, ns2_ticks: true, ..RtoParams::JACOBSON };
+        let mut e = RttEstimator::new(ns2);
+        e.sample(SimTime(10 * MS), SimTime(40 * MS));
+        assert_eq!(e.srtt(), Some(100e6));
+        // srtt 1 tick, rttvar 1/2: srtt + 4 rttvar = 3 ticks exactly.
+        assert_eq!(e.rto(), SimDuration(300 * MS));
+        // A second sample of 2 ticks (200 ms across two boundaries): srtt = 1.125, rttvar = 0.625
+        // ticks, so srtt + 4 rttvar = 3.625 ticks, cut to 3: ns-2's t_rtxcur_ drops the fraction.
+        e.sample(SimTime(1_090 * MS), SimTime(1_290 * MS));
+        assert_eq!(e.srtt(), Some(112.5e6));
+        assert_eq!(e.rto(), SimDuration(300 * MS));
+        // The timer runs exactly from when it is set: no wait for a tick boundary.
+        assert_eq!(e.deadline(SimTime(1_234 * MS), 0), SimTime(1_534 * MS));
+        assert_eq!(e.deadline(SimTime(1_234 * MS), 2), SimTime(2_434 * MS));
+        // Two ticks at least, after the back-off, whatever the estimate.
+        let mut small = RttEstimator::new(ns2);
+        for _ in 0..100 {
+            small.sample(SimTime(10 * MS), SimTime(40 * MS));
+        }
+        assert_eq!(small.rto(), SimDuration(100 * MS), "rttvar decays: srtt alone, one tick");
+        assert_eq!(small.backed_off(0), SimDuration(200 * MS));
+        assert_eq!(small.backed_off(1), SimDuration(200 * MS), "one tick doubled is two");
+        assert_eq!(small.backed_off(2), SimDuration(400 * MS));
+        // Before any sample the initial timeout is taken whole.
+        let fresh = RttEstimator::new(RtoParams { initial_rto_ns: 6 * S + 50 * MS, ..ns2 });
+        assert_eq!(fresh.rto(), SimDuration(6 * S + 50 * MS));
+    }
+
+    #[test]
+    fn tick_model_reads_bsd_by_default_and_ns2_only_with_a_tick() {
+        assert!(!read("tick = \"100ms\"", RtoParams::JACOBSON).unwrap().ns2_ticks);
+        assert!(read("tick = \"100ms\"\ntick_model = \"ns2\"", RtoParams::JACOBSON).unwrap().ns2_ticks);
+        let e = read("tick_model = \"ns2\"", RtoParams::JACOBSON).unwrap_err();
+        assert!(e.message.contains("give tick"), "{}", e.message);
+        let e = read("tick = \"100ms\"\ntick_model = \"ns2\"\nrtt_count_from = 1", RtoParams::JACOBSON).unwrap_err();
+        assert!(e.message.contains("is BSD's"), "{}", e.message);
+        assert!(read("tick = \"100ms\"\ntick_model = \"ns3\"", RtoParams::JACOBSON)
+            .unwrap_err()
+            .message
+            .contains("bsd, ns2"));
     }
 
     #[test]
