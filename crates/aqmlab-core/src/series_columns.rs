@@ -255,6 +255,22 @@ pub const FLOW: &[SeriesColumn] = &[
         "the retransmission timeout, backoff included",
     ),
     col(
+        "keystrokes_waiting",
+        "keystrokes waiting",
+        "keystrokes",
+        "sample",
+        "telnet",
+        "keystrokes generated and not yet sent: the backlog behind a full window (at most 1 unless on_full_window = queue)",
+    ),
+    col(
+        "keystrokes_skipped",
+        "keystrokes skipped",
+        "keystrokes",
+        "sample",
+        "telnet",
+        "keystrokes that found the window full and were never sent (on_full_window = skip or hold_one), since the start",
+    ),
+    col(
         "vegas_diff_pkts",
         "Vegas' diff",
         "packets",

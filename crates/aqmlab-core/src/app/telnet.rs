@@ -8,7 +8,7 @@ use super::{AnyAgent, FlowKind, FlowKindMeta, Transport, Wire};
 use crate::agent::{FlowIds, Schedule};
 use crate::conf::{Duration, Fields, Result};
 use crate::rng::SimRng;
-use crate::tcp::telnet::Keystrokes;
+use crate::tcp::telnet::{Keystrokes, OnFullWindow};
 use crate::tcp::{Common, Defaults, Receiver, Sender};
 
 pub const INFO: FlowKindMeta = FlowKindMeta {
@@ -23,6 +23,8 @@ pub struct Params {
     pub common: Common,
     /// Mean time between keystrokes, ns.
     pub mean_interval_ns: u64,
+    /// What becomes of a keystroke that finds the window full.
+    pub on_full_window: OnFullWindow,
 }
 
 impl Params {
@@ -34,7 +36,16 @@ impl Params {
             "mean time between keystrokes (exponential: a Poisson process)",
         )?;
         f.ensure(iv.0 > 0, "mean_interval", "must be above 0")?;
-        Ok(Params { common, mean_interval_ns: iv.0 })
+        let on_full_window = f.choice(
+            "on_full_window",
+            OnFullWindow::Queue,
+            "a keystroke that finds the window full (it cannot leave at once): queue, it waits in order \
+             behind any others and leaves as the window opens; skip, it is never sent (a traced flow's \
+             keystrokes_skipped counts it); hold_one, it waits if no other keystroke does, else it is skipped. The FQ paper \
+             (Demers, Keshav & Shenker 1989) says only that Telnets \"generate 40 byte packets by a Poisson \
+             process\" behind a window of 5, so this is an open choice",
+        )?;
+        Ok(Params { common, mean_interval_ns: iv.0, on_full_window })
     }
 }
 
@@ -42,7 +53,7 @@ impl FlowKind for Params {
     fn build(&self, ids: FlowIds, when: Schedule, rng: SimRng, _pairs: &[f64]) -> (AnyAgent, AnyAgent) {
         // The hosts' clocks draw from streams derived from the flow's, before the keystrokes use it.
         let clocks = rng.clone();
-        let keys = Keystrokes::new(self.mean_interval_ns, rng);
+        let keys = Keystrokes::new(self.mean_interval_ns, self.on_full_window, rng);
         (
             AnyAgent::TcpSender(Sender::new(&self.common, None, Some(Box::new(keys)), ids, when, Some(&clocks))),
             AnyAgent::TcpReceiver(Receiver::new(&self.common, ids, true, Some(&clocks))),

@@ -18,4 +18,10 @@ pub trait DataSource: Send {
     fn on_timer(&mut self, now: SimTime, mss: u64, out: &mut Outbox);
     /// When the data of the next new segment was made (the start of its application delay).
     fn take(&mut self, now: SimTime) -> SimTime;
+    /// The sender has sent what the window let out after the source's timer: a source that keeps
+    /// no backlog behind a full window withdraws the data it handed over that did not leave (it
+    /// was never sent, so the sender's state does not change). Nothing by default.
+    fn after_send(&mut self, _mss: u64) {}
+    /// Quantities of the source worth tracing, after the sender's own. None by default.
+    fn gauges(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }

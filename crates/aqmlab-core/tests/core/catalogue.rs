@@ -147,6 +147,8 @@ fn every_series_column_a_run_produces_is_documented() {
         text +=
             &format!("[[flow]]\nname = \"u{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nkind = \"cbr\"\nrate = \"2Mbps\"\n");
     }
+    // A Telnet, whose keystroke process has columns of its own.
+    text += "[[flow]]\nname = \"k\"\nsrc = \"s0\"\ndst = \"d0\"\nkind = \"telnet\"\nmean_interval = \"50ms\"\n";
     text += "[trace]\ninterval = \"100ms\"\nlinks = [\"l*\"]\nflows = [\"all\"]\nqueue_by_flow = true\n";
     let sc = Scenario::parse(&text, "all.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulation::new(&sc, None);

@@ -605,6 +605,9 @@ pub fn scenario(seed: u64) -> (String, Shape) {
                     }
                 } else {
                     let _ = writeln!(t, "mean_interval = \"{}ms\"", int(&mut rng, 1, 200));
+                    if rng.chance(0.5) {
+                        let _ = writeln!(t, "on_full_window = \"{}\"", pick(&mut rng, &["queue", "skip", "hold_one"]));
+                    }
                 }
                 if rng.chance(0.3) {
                     let _ = writeln!(

@@ -352,6 +352,12 @@ impl Agent for Sender {
                     source.on_timer(now, mss, out);
                 }
                 self.send_allowed(now, out);
+                // What did not leave may be withdrawn (a Telnet's `on_full_window`); only data
+                // never sent, above `snd_max`, so the window and the timers stay as they are.
+                if let Some(source) = &mut self.source {
+                    source.after_send(mss);
+                    debug_assert!(source.supplied() >= self.snd_max);
+                }
             }
             // The receiver's.
             Timer::DelAck => {}
@@ -369,6 +375,9 @@ impl Agent for Sender {
             out.push(("pacing_rate_bps", self.pacing_rate_bps().unwrap_or(f64::NAN)));
         }
         cc.gauges(out);
+        if let Some(source) = &self.source {
+            source.gauges(out);
+        }
     }
 }
 
