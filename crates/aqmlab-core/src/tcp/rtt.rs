@@ -35,12 +35,13 @@
 //! and is taken whole as the sample, so every BSD sample is one tick longer.
 //!
 //! `tick_model = "ns2"` is the other coarse timer the papers ran on: the TCP agents of ns-2
-//! (the simulator of the CHOKe paper, 1998-2006 defaults `tcpTick_ = 0.1`, `rfc2988_ = false`,
-//! `maxrto_ = 64`), whose `rtt_update`, `rtt_timeout` and `rtt_backoff` differ from BSD's in
-//! three ways: a sample counts the tick boundaries crossed but is at least one tick; the
-//! timeout is srtt + k rttvar cut down to whole ticks, times the back-off, and at least two
-//! ticks after it; and it runs exactly from when it is set rather than to a tick boundary (the
-//! clock's phase is each agent's `boot_time_`, uniform over a tick: `tick_phase = "random"`).
+//! (the simulator of the CHOKe paper; the defaults of its 1997-98 releases, `tcpTick_ = 0.1`,
+//! `maxrto_ = 64`, no `minrto_`, before its RFC 2988 mode), whose `rtt_update`, `rtt_timeout`
+//! and `rtt_backoff` differ from BSD's in three ways: a sample counts the tick boundaries
+//! crossed but is at least one tick; the timeout is srtt + k rttvar cut down to whole ticks,
+//! times the back-off, and at least two ticks after it; and it runs exactly from when it is set
+//! rather than to a tick boundary (the clock's phase is each agent's `boot_time_`, uniform over
+//! a tick: `tick_phase = "random"`).
 //! Deviation: ns-2 keeps srtt and rttvar in whole ticks with 3 and 2 fraction bits; floats here.
 //!
 //! Deviation: 4.3BSD kept srtt and rttvar in scaled fixed point; we use floating point.
