@@ -438,6 +438,12 @@ def _increasing(summary, quantity, disc):
     return all(b >= a for a, b in pairwise(ys))
 
 
+def with_overrides(conditions: list[Condition], extra: dict, label_prefix: str = "") -> list[Condition]:
+    """A side-by-side experiment's conditions: those of its reproduction proper whose label starts
+    with ``label_prefix``, each with ``extra`` added to its overrides."""
+    return [Condition(c.label, {**c.overrides, **extra}) for c in conditions if c.label.startswith(label_prefix)]
+
+
 DROP_BIT_NOTES = """**The drop bit** (`drop_bit = true` on every CHOKe queue). Sec. II-A describes how CHOKe
 would be built: "we propose to add one extra bit to the packet header. The bit is set to one if
 the drop candidate is to be dropped. When a packet advances to the head of the FIFO buffer, the
@@ -459,11 +465,7 @@ class Fig5DropBit(Fig5):
     notes = DROP_BIT_NOTES + Fig5.notes
 
     def conditions(self):
-        return [
-            Condition(c.label, {**c.overrides, "link.bottleneck.queue.drop_bit": True})
-            for c in super().conditions()
-            if c.label.startswith("choke ")
-        ]
+        return with_overrides(super().conditions(), {"link.bottleneck.queue.drop_bit": True}, "choke ")
 
     def references(self):
         labels = {c.label for c in self.conditions()}
@@ -503,11 +505,7 @@ class _ForcedCompare(Experiment):
         self.notes = FORCED_NOTES + super().notes
 
     def conditions(self):
-        return [
-            Condition(c.label, {**c.overrides, "link.bottleneck.queue.forced_compare": self.reading})
-            for c in super().conditions()
-            if c.label.startswith("choke")
-        ]
+        return with_overrides(super().conditions(), {"link.bottleneck.queue.forced_compare": self.reading}, "choke")
 
     def references(self):
         labels = {c.label for c in self.conditions()}

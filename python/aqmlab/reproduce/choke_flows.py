@@ -10,7 +10,16 @@ from itertools import pairwise
 import pandas as pd
 
 from aqmlab.reproduce.base import Condition, Experiment, Reference, value_of
-from aqmlab.reproduce.choke import CHOKE_Q, DROP_BIT_NOTES, PAPER, PAPER_DIR, UDP_RATES_KBPS, num, save
+from aqmlab.reproduce.choke import (
+    CHOKE_Q,
+    DROP_BIT_NOTES,
+    PAPER,
+    PAPER_DIR,
+    UDP_RATES_KBPS,
+    num,
+    save,
+    with_overrides,
+)
 from aqmlab.reproduce.plots import half_width
 from aqmlab.reproduce.published import cite, series
 
@@ -499,9 +508,7 @@ class Fig6DropBit(Fig6):
     notes = DROP_BIT_NOTES + Fig6.notes
 
     def conditions(self):
-        return [
-            Condition(c.label, {**c.overrides, "link.bottleneck.queue.drop_bit": True}) for c in super().conditions()
-        ]
+        return with_overrides(super().conditions(), {"link.bottleneck.queue.drop_bit": True})
 
 
 class Table1DropBit(Table1):
@@ -511,8 +518,9 @@ class Table1DropBit(Table1):
     notes = DROP_BIT_NOTES + Table1.notes
 
     def conditions(self):
-        bit = {f"link.{link}.queue.drop_bit": True for link in TABLE1_CHOKE_LINKS}
-        return [Condition(c.label, {**c.overrides, **bit}) for c in super().conditions()]
+        return with_overrides(
+            super().conditions(), {f"link.{link}.queue.drop_bit": True for link in TABLE1_CHOKE_LINKS}
+        )
 
 
 TAHOE_NOTES = """**Tahoe** (`cc = "tahoe"` for every TCP flow). The paper does not name its TCP; its simulator,
@@ -531,7 +539,7 @@ class Table1Tahoe(Table1):
     notes = TAHOE_NOTES + Table1.notes
 
     def conditions(self):
-        return [Condition(c.label, {**c.overrides, "flow.tcp*.cc": "tahoe"}) for c in super().conditions()]
+        return with_overrides(super().conditions(), {"flow.tcp*.cc": "tahoe"})
 
 
 #: Table I's links, every one CHOKe.

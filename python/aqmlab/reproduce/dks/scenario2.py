@@ -174,6 +174,14 @@ _G_FQ_12 = (
     "fixed window of 5 always outstanding gives throughput x mean RTT >= 5 x 500 packet-seconds (Little's law), and "
     "these give 2.8 and 1.2 x 500 (the other four: 5.6-5.8); "
 )
+#: What the no-ceiling, no-backlog diagnostics show (5 seeds), quoted by the headline's JK/FCFS rows and by theirs.
+_NO_CEILING_SHOWS = (
+    "the paper's JK/FCFS row appears whole in every seed: the FTPs share (562-611 packets, by rank 577-595 against "
+    "582-585, Jain 0.9997, RTT 1.92-1.95 s against 1.85-1.93, 58-59 retransmissions against 57) and the Telnets get "
+    "0-20 packets (8 and 4 on average against 3 and 0); with the paper's cap of 5 kept (-jk-no-ceiling-no-backlog) "
+    "two seeds of five give it (FTPs 570-594, Telnets 0-6) and in the other three some FTPs at the cap lock the rest "
+    "out"
+)
 _LOCKOUT = (
     "aqmlab's JK sources lock out instead of sharing: in three seeds of five three of them reach the window cap (3 x "
     "5 = 15 packets, what the buffer holds) and keep it (1020-1167 packets, 0-11 retransmissions), because each "
@@ -217,11 +225,8 @@ _LOCKOUT = (
     "took the slot it freed, the G/FCFS winners' effect, and were dropped at 16-23% while the buffer was full 51-52% "
     "of the time. Demonstrated since (dks-1989-scenario2-jk-no-ceiling-no-backlog-uncapped, a diagnostic not "
     "adopted): with both diagnostics, JK's timeout without the 64 s ceiling (the generic's, on which the paper builds "
-    'JK, has none) and Telnets that keep no backlog behind a full window (`on_full_window = "skip"`), the paper\'s '
-    "row appears whole in every seed: the FTPs share (562-611 packets, by rank 577-595 against 582-585, Jain 0.9997, "
-    "RTT 1.92-1.95 s against 1.85-1.93, 58-59 retransmissions against 57) and the Telnets get 0-20 packets (8 and 4 "
-    "on average against 3 and 0); with the paper's cap of 5 kept (-jk-no-ceiling-no-backlog) two seeds of five give "
-    "it (FTPs 570-594, Telnets 0-6) and three lock in"
+    'JK, has none) and Telnets that keep no backlog behind a full window (`on_full_window = "skip"`), '
+    + _NO_CEILING_SHOWS
 )
 _ALPHA = (
     "FQbit's alpha is garbled in the paper ('completely ad hoc'); aqmlab keeps 1/2, with the buffer shared among every "
@@ -577,11 +582,7 @@ _NO_CEILING_NO_BACKLOG = (
     "fast retransmit on the first duplicate ACK, JK's timeout without a ceiling and Telnets that keep no backlog "
     "(a diagnostic not adopted, its notes say why each is a reading of the paper): a Telnet shut out backs off "
     "without end and, when a try gets through, has no queued keystrokes to follow it into the slot its own packet "
-    "frees. With the FTPs' windows uncapped too (-uncapped) the paper's JK/FCFS row appears whole in every seed: "
-    "the FTPs share (562-611 packets, Jain 0.9997, RTT 1.92-1.95 s, 58-59 retransmissions against 57) and the "
-    "Telnets get 0-20 packets (the paper's 3 and 0); with the paper's cap of 5 two seeds of five give it (FTPs "
-    "570-594, Telnets 0-6) and in the other three some FTPs at the cap lock the rest out, as in the reproduction "
-    "proper"
+    "frees. With the FTPs' windows uncapped too (-uncapped) " + _NO_CEILING_SHOWS
 )
 
 
@@ -609,5 +610,5 @@ class Scenario2JkNoCeilingNoBacklogUncapped(Scenario2JkNoCeilingNoBacklog):
     id = "dks-1989-scenario2-jk-no-ceiling-no-backlog-uncapped"
     variant_of = "dks-1989-scenario2"
     title = Scenario2JkNoCeilingNoBacklog.title + ", the FTPs' windows uncapped"
-    condition_keys = {"flow.telnet{i}.on_full_window": "skip", "flow.ftp{i}.max_window": "64"}
+    condition_keys = {**Scenario2JkNoCeilingNoBacklog.condition_keys, **Scenario2JkUncapped.condition_keys}
     notes = NO_CEILING_NO_BACKLOG_NOTES + JK_UNCAPPED_NOTES + Scenario2.notes
