@@ -358,6 +358,18 @@ def test_dks_scenario3_jk_fcfs_shut_out() -> None:
     assert tput["ftp1"] == tput["telnet2"] == 0
 
 
+def test_dks_scenario3_jk_fcfs_ftp_retries_too_seldom_for_a_64s_ceiling() -> None:
+    # JK's timeout has no ceiling of 64 s (JK_KEYS): the FTP delivers nothing in the window, so
+    # its window stays outstanding and its timer runs throughout; a timeout of at most C then
+    # fires at least floor(500 / C) times, 7 for 4.3BSD's 64 s. The paper's FTP resent 2 packets,
+    # both dropped, so its retries came more than 500 / 3 = 167 s apart on average.
+    assert dks("s3.throughput.JK/FCFS")["ftp1"] == 0
+    retx, drops = dks("s3.retx.JK/FCFS")["ftp1"], dks("s3.drops.JK/FCFS")["ftp1"]
+    assert retx == drops == 2
+    assert retx < MEASURED_S // 64 == 7
+    assert MEASURED_S / (retx + 1) > 2 * 64
+
+
 def test_dks_scenario4_fq_gives_each_jk_source_and_the_generic_pair_a_third() -> None:
     # The notes: 1162, 12, 1163, 1163 are a third of the line each for the JK sources and one third
     # between the generic pair; the starved source's 12 packets make its RTT at least 208 s.

@@ -93,9 +93,10 @@ def test_every_dks_jk_flow_has_the_jk_keys_and_scenario4s_file_states_them_too()
     assert {k: str(jk[k]).lower() if isinstance(jk[k], bool) else str(jk[k]) for k in JK_KEYS} == JK_KEYS
 
 
-def test_every_dks_generic_and_decbit_flow_times_out_without_a_ceiling_and_jk_at_64_s() -> None:
+def test_every_dks_flow_times_out_without_a_ceiling() -> None:
     # The paper's generic timeout is "beta rtt", bounded neither way, and its DECbit sources
-    # keep the generic's timeouts; JK keeps 4.3BSD-Tahoe's 64 s.
+    # keep the generic's timeouts; JK, built on the generic, lacks 4.3BSD-Tahoe's 64 s too, as
+    # scenario 3's JK/FCFS FTP, retrying twice in 500 s, shows.
     import json
 
     import aqmlab
@@ -111,8 +112,7 @@ def test_every_dks_generic_and_decbit_flow_times_out_without_a_ceiling_and_jk_at
                 if cc is None:  # the ill-behaved source: no flow control
                     continue
                 ceiling = cc["rto"]["max_rto_ns"]
-                expected = 64 * 10**9 if cc["cc"] == "tahoe" else 2**64 - 1  # jk is tahoe
-                assert ceiling == expected, (exp.id, condition.label, flow["name"], cc["cc"])
+                assert ceiling == 2**64 - 1, (exp.id, condition.label, flow["name"], cc["cc"])  # unbounded
                 seen.add(cc["cc"])
     assert seen == {"generic", "tahoe", "decbit"}
 

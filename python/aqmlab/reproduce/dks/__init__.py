@@ -14,16 +14,17 @@ from aqmlab.reproduce.dks.scenario2 import (
     Scenario2,
     Scenario2FqbitActive,
     Scenario2Jitter,
+    Scenario2Jk64sCeiling,
     Scenario2JkFirstDuplicate,
+    Scenario2JkFirstDuplicateNoBacklog,
+    Scenario2JkFirstDuplicateNoBacklogUncapped,
     Scenario2JkFirstDuplicateUncapped,
-    Scenario2JkNoCeilingNoBacklog,
-    Scenario2JkNoCeilingNoBacklogUncapped,
     Scenario2JkRfc6298Timers,
     Scenario2JkTimers,
     Scenario2JkUncapped,
     Scenario2PerPacketSamples,
 )
-from aqmlab.reproduce.dks.scenario3 import Scenario3
+from aqmlab.reproduce.dks.scenario3 import Scenario3, Scenario3Jk64sCeiling
 from aqmlab.reproduce.dks.scenario4 import Scenario4, Scenario4JkRfc6298Timers
 from aqmlab.reproduce.dks.scenario5 import Scenario5, Scenario5JkTimers, Scenario5TruncatedWindow
 from aqmlab.reproduce.dks.scenario6 import Scenario6
@@ -37,11 +38,13 @@ EXPERIMENTS = [
     Scenario2JkFirstDuplicate(),
     Scenario2JkUncapped(),
     Scenario2JkFirstDuplicateUncapped(),
-    Scenario2JkNoCeilingNoBacklog(),
-    Scenario2JkNoCeilingNoBacklogUncapped(),
+    Scenario2JkFirstDuplicateNoBacklog(),
+    Scenario2JkFirstDuplicateNoBacklogUncapped(),
+    Scenario2Jk64sCeiling(),
     Scenario2PerPacketSamples(),
     Scenario2FqbitActive(),
     Scenario3(),
+    Scenario3Jk64sCeiling(),
     Scenario4(),
     Scenario4JkRfc6298Timers(),
     Scenario5(),

@@ -12,6 +12,8 @@ import math
 
 from aqmlab.reproduce.dks.common import (
     COMMON_NOTES,
+    JK_CEILING_KEYS,
+    JK_CEILING_NOTES,
     JK_RFC6298_KEYS,
     JK_RFC6298_NOTES,
     LINE_PKTS,
@@ -174,46 +176,49 @@ _G_FQ_12 = (
     "fixed window of 5 always outstanding gives throughput x mean RTT >= 5 x 500 packet-seconds (Little's law), and "
     "these give 2.8 and 1.2 x 500 (the other four: 5.6-5.8); "
 )
-#: What the no-ceiling, no-backlog diagnostics show (5 seeds), quoted by the headline's JK/FCFS rows and by theirs.
-_NO_CEILING_SHOWS = (
+#: What the no-backlog diagnostics show (5 seeds), quoted by the headline's JK/FCFS rows and by theirs.
+_NO_BACKLOG_SHOWS = (
     "the paper's JK/FCFS row appears whole in every seed: the FTPs share (562-611 packets, by rank 577-595 against "
     "582-585, Jain 0.9997, RTT 1.92-1.95 s against 1.85-1.93, 58-59 retransmissions against 57) and the Telnets get "
-    "0-20 packets (8 and 4 on average against 3 and 0); with the paper's cap of 5 kept (-jk-no-ceiling-no-backlog) "
+    "0-20 packets (8 and 4 on average against 3 and 0); with the paper's cap of 5 kept (-jk-first-duplicate-no-backlog) "
     "two seeds of five give it (FTPs 570-594, Telnets 0-6) and in the other three some FTPs at the cap lock the rest "
     "out"
 )
 _LOCKOUT = (
-    "aqmlab's JK sources lock out instead of sharing: in three seeds of five three of them reach the window cap (3 x "
-    "5 = 15 packets, what the buffer holds) and keep it (1020-1167 packets, 0-11 retransmissions), because each "
+    "aqmlab's JK sources lock out instead of sharing: in seeds 1 and 3 three of them reach the window cap (3 x 5 = "
+    "15 packets, what the buffer holds) and keep it (1144-1172 packets, 0-6 retransmissions), because each "
     "departure's ACK brings their next packet within ~6 ms (a 40-byte ACK on the 56 kbps return line) into the slot "
-    "that departure freed, while the other three's retransmissions, arriving at random, find the buffer refilled "
-    "(6-130 packets); in the other two seeds the shares spread from 161 to 1242 packets (Jain 0.52-0.78 over the five "
-    "seeds, the paper's 1.00). The Telnets get 9-177 packets, 9-21 in the two seeds of the cleanest lock-in (the "
-    "paper's 3 and 0). The paper's JK (its own model of the 4.3BSD ideas in Nest) shared fairly with identical losses "
-    "(57 retransmissions each), i.e. synchronised cycles that aqmlab's Tahoe does not enter here, though it does in "
-    "scenario 4 (47 losses each, the paper's 47-48). With RFC 6298's timer and RFC 5681's arithmetic (aqmlab's JK "
-    "before the thirteenth session; dks-1989-scenario2-jk-rfc6298-timers) the lock-in was the same in three seeds "
-    "and its losers and the Telnets got nothing; it persisted with 1 ms of propagation, without back-off, with every "
-    "source starting at once and with the in-service packet counted in the 15 (checked then). Demonstrated in part "
-    "(dks-1989-scenario2-jk-timers): with one timer per packet, as the paper's text builds its JK on the generic "
-    "flow control, the FTPs' RTTs (1.78-2.07 s) and retransmissions (24-153) come near the paper's (1.85-1.93 s, "
-    "57), but the shares stay uneven (Jain 0.77) and the Telnets get 28-179 packets; and the same timers retransmit "
-    "in scenario 5, where the paper has none (285 and 40 per run, dks-1989-scenario5-jk-timers). Neither timer "
-    "structure gives all of the paper's JK rows. What separates the two is how a loss is recovered "
-    "(dks-1989-scenario2-jk-first-duplicate, a diagnostic not adopted: the paper states no threshold and 4.3BSD's "
-    "code waits for three duplicates): with fast retransmit on the first duplicate ACK the resent packet is clocked "
-    "by an ACK and takes the slot that ACK's packet freed, so in seed 3 five FTPs cycle with 32-76 retransmissions "
-    "each (the paper: 57) at 436-489 packets, but the sixth, once at the window cap, never sends an extra packet into "
-    "the full buffer, so it never loses (1179 packets); in the other four seeds two sources lead (981-1095 packets) "
-    "and the rest get 0-591; the Telnets are shut out in three seeds (0 and 0), as the paper's, and get 6-216 packets "
-    "in the other two. The window cap is what lets a source keep its place (dks-1989-scenario2-jk-uncapped, a "
-    "diagnostic not adopted: the paper states the cap of 5): without it every FTP in turn sends the packet the full "
-    "buffer cannot take, and the FTP rows come near the paper's (5 seeds; by rank, mean packets 454-698 against "
-    "582-585, Jain 0.979, RTT 1.71-1.91 s against 1.85-1.93, 57-84 retransmissions against 57), but the Telnets get "
-    "through (91-128 packets against 3 and 0). With both diagnostics at once "
-    "(dks-1989-scenario2-jk-first-duplicate-uncapped) the FTPs share as the paper's do (by rank, mean packets "
-    "520-628, Jain 0.996, RTT 1.82-1.94 s, 58-67 retransmissions), and in four seeds of five one Telnet gets 1-28 "
-    "packets, but the other 28-138 (the paper's 3 and 0). Measured with RFC 6298's timer and RFC 5681's arithmetic, "
+    "that departure freed, while the other three's retries, arriving at random and minutes apart (the timeout has no "
+    "ceiling), find the buffer refilled (0-9 packets); in seed 5 two hold 1153-1155 packets and four get 292-301, "
+    "and in seeds 2 and 4 the shares spread from 51 to 1318 packets (Jain 0.50-0.73 over the five seeds, the "
+    "paper's 1.00). The Telnets get 0-334 packets, 9-12 and 4-6 in seeds 3 and 5 (the paper's 3 and 0). With "
+    "4.3BSD-Tahoe's 64 s ceiling on the timeout (aqmlab's JK before the seventeenth session; "
+    "dks-1989-scenario2-jk-64s-ceiling) the lock-in was the same: three FTPs held the cap in three seeds (1020-1167 "
+    "packets), Jain 0.52-0.78, Telnets 9-177 packets. The paper's JK (its own model of the 4.3BSD ideas in Nest) "
+    "shared fairly with identical losses (57 retransmissions each), i.e. synchronised cycles that aqmlab's Tahoe does "
+    "not enter here, though it does in scenario 4 (47 losses each, the paper's 47-48). With RFC 6298's timer and RFC "
+    "5681's arithmetic (aqmlab's JK before the thirteenth session; dks-1989-scenario2-jk-rfc6298-timers) the lock-in "
+    "was the same in three seeds and its losers and the Telnets got nothing; it persisted with 1 ms of propagation, "
+    "without back-off, with every source starting at once and with the in-service packet counted in the 15 (checked "
+    "then). Demonstrated in part (dks-1989-scenario2-jk-timers): with one timer per packet, as the paper's text "
+    "builds its JK on the generic flow control, the FTPs' RTTs (1.88-2.22 s) and retransmissions (4-190) come near "
+    "the paper's (1.85-1.93 s, 57), but the shares stay uneven (Jain 0.63-0.81) and the Telnets get 1-209 packets; "
+    "and the same timers retransmit in scenario 5, where the paper has none (285 and 40 per run, "
+    "dks-1989-scenario5-jk-timers). Neither timer structure gives all of the paper's JK rows. What separates the two "
+    "is how a loss is recovered (dks-1989-scenario2-jk-first-duplicate, a diagnostic not adopted: the paper states no "
+    "threshold and 4.3BSD's code waits for three duplicates): with fast retransmit on the first duplicate ACK the "
+    "resent packet is clocked by an ACK and takes the slot that ACK's packet freed, so in seed 1 the six FTPs cycle "
+    "with 35-67 retransmissions each (the paper: 57) at 493-813 packets, but in the other four seeds one or two "
+    "sources lead (789-1249 packets) and the rest get 0-685 (Jain 0.61-0.92); both Telnets get 0-4 packets in seeds "
+    "2 and 4, as the paper's, and one of them 15-228 in the other three. The window cap is what lets a source keep "
+    "its place (dks-1989-scenario2-jk-uncapped, a diagnostic not adopted: the paper states the cap of 5): without it "
+    "every FTP in turn sends the packet the full buffer cannot take, and the FTP rows come near the paper's (5 seeds; "
+    "by rank, mean packets 306-727 against 582-585, Jain 0.84-0.98, RTT 1.69-1.91 s against 1.85-1.93, 36-73 "
+    "retransmissions for all but one FTP against 57), but the Telnets get through (both 88-127 packets in three "
+    "seeds, against 3 and 0). With both diagnostics at once (dks-1989-scenario2-jk-first-duplicate-uncapped) the "
+    "FTPs share as the paper's do (by rank, mean packets 553-600, Jain 0.995-1.000, RTT 1.87-1.94 s, 57-63 "
+    "retransmissions), and both Telnets get 0-6 packets in three seeds of five, one of them 58 and 87 in the other "
+    "two (the paper's 3 and 0). Measured with RFC 6298's timer and RFC 5681's arithmetic, "
     "and while aqmlab's JK still went back N after a fast retransmit (before the twelfth session): without the cap "
     "the gateway's queue, 12.6-12.9 packets on average, was full at only 24-33% of the Telnets' tries, too rarely to "
     "shut them out; and no JK model aqmlab had gave both halves of the paper's trend: over 96 combinations of the "
@@ -223,10 +228,9 @@ _LOCKOUT = (
     "ACK clock (packet logs of both diagnostics at once, seeds 1-3; one nearly shut-out Telnet aside): behind their "
     "Poisson sources after losses, 87-95% of their first tries were released by the ACK of their previous packet and "
     "took the slot it freed, the G/FCFS winners' effect, and were dropped at 16-23% while the buffer was full 51-52% "
-    "of the time. Demonstrated since (dks-1989-scenario2-jk-no-ceiling-no-backlog-uncapped, a diagnostic not "
-    "adopted): with both diagnostics, JK's timeout without the 64 s ceiling (the generic's, on which the paper builds "
-    'JK, has none) and Telnets that keep no backlog behind a full window (`on_full_window = "skip"`), '
-    + _NO_CEILING_SHOWS
+    "of the time. Demonstrated since (dks-1989-scenario2-jk-first-duplicate-no-backlog-uncapped, a "
+    "diagnostic not adopted): with both diagnostics and Telnets that keep no backlog behind a full window "
+    '(`on_full_window = "skip"`), ' + _NO_BACKLOG_SHOWS
 )
 _ALPHA = (
     "FQbit's alpha is garbled in the paper ('completely ad hoc'); aqmlab keeps 1/2, with the buffer shared among every "
@@ -287,9 +291,9 @@ _JK_FCFS_DROP_CELLS = (
 )
 _JITTER_JK_FCFS = (
     "with a processing time of up to one packet time no source keeps a phase against the line's departures, so no "
-    "JK source at the window cap keeps its place: the FTPs share (Jain 0.965-0.997 per seed, 373-738 packets each) "
-    "with the paper's losses and delays (46-78 retransmissions each against 57, RTTs 1.85-1.95 s against "
-    "1.85-1.93), but the Telnets get through (89-125 packets against the paper's 3 and 0), so the finding's second "
+    "JK source at the window cap keeps its place: the FTPs share (Jain 0.906-0.998 per seed, 171-801 packets each) "
+    "with the paper's losses and delays (40-88 retransmissions each against 57, RTTs 1.87-1.97 s against "
+    "1.85-1.93), but the Telnets get through (87-126 packets against the paper's 3 and 0), so the finding's second "
     "half, the Telnets shut out, fails here as in the exact experiment (whose rows explain the lock-in there)"
 )
 _JITTER_G_FCFS = (
@@ -556,7 +560,7 @@ class Scenario2JkFirstDuplicateUncapped(Scenario2JkUncapped):
 (`-jk-first-duplicate`) and the FTPs' windows without the cap of 5 (`-jk-uncapped`). Neither is
 adopted (see each), and this run was made after the rows were seen. It shows how much of the
 JK/FCFS gap the two account for together: every FTP number comes to the paper's, and what is left
-is the Telnets' shut-out.
+is the Telnets' shut-out, which holds in three seeds of five.
 
 """
         + JK_UNCAPPED_NOTES
@@ -564,51 +568,73 @@ is the Telnets' shut-out.
     )
 
 
-NO_CEILING_NO_BACKLOG_NOTES = """**JK's timeout without a ceiling, and Telnets that keep no backlog**, on top of fast retransmit
-on the first duplicate ACK (`max_rto = "unbounded"` and `dupack_threshold = 1` on every JK flow,
-`on_full_window = "skip"` on the Telnets). A diagnostic, side by side and not adopted, made after
-the rows were seen to find a condition under which the paper's JK/FCFS row appears. Each choice
-is one reading of what the paper leaves open: it builds JK on its generic flow control, whose
-timeout ("beta rtt") has no ceiling, where 4.3BSD-Tahoe stops at 64 s; it adds "fast retransmit"
-without a threshold; and it says only that its Telnets "generate 40 byte packets by a Poisson
-process" behind a window of 5, not whether a keystroke waits for a full window (`skip`: it is
-never sent). A Telnet shut out then backs off without end and, when a try gets through, has no
-queued keystrokes to follow it into the slot its own packet frees.
+NO_BACKLOG_NOTES = """**Telnets that keep no backlog**, on top of fast retransmit on the first duplicate ACK
+(`dupack_threshold = 1` on every JK flow, `on_full_window = "skip"` on the Telnets). A
+diagnostic, side by side and not adopted, made after the rows were seen to find a condition under
+which the paper's JK/FCFS row appears. Each choice is one reading of what the paper leaves open: it
+adds "fast retransmit" without a threshold, and it says only that its Telnets "generate 40 byte
+packets by a Poisson process" behind a window of 5, not whether a keystroke waits for a full window
+(`skip`: it is never sent). A Telnet shut out then backs off (JK's timeout has no ceiling, as in the
+reproduction proper since the seventeenth session; until then this diagnostic lifted the ceiling
+itself, with the same runs) and, when a try gets through, has no queued keystrokes to follow it
+into the slot its own packet frees.
 
 """
 
 
-_NO_CEILING_NO_BACKLOG = (
-    "fast retransmit on the first duplicate ACK, JK's timeout without a ceiling and Telnets that keep no backlog "
-    "(a diagnostic not adopted, its notes say why each is a reading of the paper): a Telnet shut out backs off "
-    "without end and, when a try gets through, has no queued keystrokes to follow it into the slot its own packet "
-    "frees. With the FTPs' windows uncapped too (-uncapped) " + _NO_CEILING_SHOWS
+_NO_BACKLOG = (
+    "fast retransmit on the first duplicate ACK and Telnets that keep no backlog (a diagnostic not adopted, its "
+    "notes say why each is a reading of the paper): a Telnet shut out backs off for minutes and, when a try gets "
+    "through, has no queued keystrokes to follow it into the slot its own packet frees. With the FTPs' windows "
+    "uncapped too (-uncapped) " + _NO_BACKLOG_SHOWS
 )
 
 
-class Scenario2JkNoCeilingNoBacklog(Scenario2JkFirstDuplicate):
-    id = "dks-1989-scenario2-jk-no-ceiling-no-backlog"
+class Scenario2JkFirstDuplicateNoBacklog(Scenario2JkFirstDuplicate):
+    id = "dks-1989-scenario2-jk-first-duplicate-no-backlog"
     variant_of = "dks-1989-scenario2"
-    title = (
-        Scenario2.title + ", JK's fast retransmit on the first duplicate, its timeout without a ceiling and Telnets "
-        "that keep no backlog"
-    )
-    jk_keys = {"dupack_threshold": "1", "max_rto": "unbounded"}
+    title = Scenario2.title + ", JK's fast retransmit on the first duplicate and Telnets that keep no backlog"
     condition_keys = {"flow.telnet{i}.on_full_window": "skip"}
-    notes = NO_CEILING_NO_BACKLOG_NOTES + Scenario2.notes
+    notes = NO_BACKLOG_NOTES + Scenario2.notes
 
     def explain(self, pub: Published) -> str:
         if pub.policy == "JK/FCFS":
-            return _NO_CEILING_NO_BACKLOG + (". Beyond that, " + _JK_FCFS_DROP_CELLS if pub.metric == "drops" else "")
+            return _NO_BACKLOG + (". Beyond that, " + _JK_FCFS_DROP_CELLS if pub.metric == "drops" else "")
         return super().explain(pub)
 
     def claim_why(self, policy: str, key: str) -> str:
-        return _NO_CEILING_NO_BACKLOG if policy == "JK/FCFS" else super().claim_why(policy, key)
+        return _NO_BACKLOG if policy == "JK/FCFS" else super().claim_why(policy, key)
 
 
-class Scenario2JkNoCeilingNoBacklogUncapped(Scenario2JkNoCeilingNoBacklog):
-    id = "dks-1989-scenario2-jk-no-ceiling-no-backlog-uncapped"
+class Scenario2JkFirstDuplicateNoBacklogUncapped(Scenario2JkFirstDuplicateNoBacklog):
+    id = "dks-1989-scenario2-jk-first-duplicate-no-backlog-uncapped"
     variant_of = "dks-1989-scenario2"
-    title = Scenario2JkNoCeilingNoBacklog.title + ", the FTPs' windows uncapped"
-    condition_keys = {**Scenario2JkNoCeilingNoBacklog.condition_keys, **Scenario2JkUncapped.condition_keys}
-    notes = NO_CEILING_NO_BACKLOG_NOTES + JK_UNCAPPED_NOTES + Scenario2.notes
+    title = Scenario2JkFirstDuplicateNoBacklog.title + ", the FTPs' windows uncapped"
+    condition_keys = {**Scenario2JkFirstDuplicateNoBacklog.condition_keys, **Scenario2JkUncapped.condition_keys}
+    notes = NO_BACKLOG_NOTES + JK_UNCAPPED_NOTES + Scenario2.notes
+
+
+_CEILING_JK_FCFS = (
+    "with 4.3BSD-Tahoe's 64 s ceiling on JK's timeout (aqmlab's JK before the seventeenth session) the lock-in is the "
+    "reproduction proper's (its explanation has the mechanism): in three seeds of five three FTPs at the window cap "
+    "hold 1020-1167 packets and the other three get 6-130, in the other two the shares spread from 161 to 1242 "
+    "(Jain 0.52-0.78); the losers, retrying at least once a minute, still find the buffer refilled, and the Telnets "
+    "get 9-177 packets (the paper's 3 and 0)"
+)
+
+
+class Scenario2Jk64sCeiling(Scenario2):
+    id = "dks-1989-scenario2-jk-64s-ceiling"
+    variant_of = "dks-1989-scenario2"
+    title = Scenario2.title + ", JK's timeout with 4.3BSD-Tahoe's 64 s ceiling"
+    policies = ("JK/FCFS", "JK/FQ")
+    jk_keys = JK_CEILING_KEYS
+    notes = JK_CEILING_NOTES + Scenario2.notes
+
+    def explain(self, pub: Published) -> str:
+        if pub.policy == "JK/FCFS":
+            return _CEILING_JK_FCFS + (". Beyond that, " + _JK_FCFS_DROP_CELLS if pub.metric == "drops" else "")
+        return super().explain(pub)
+
+    def claim_why(self, policy: str, key: str) -> str:
+        return _CEILING_JK_FCFS if policy == "JK/FCFS" else super().claim_why(policy, key)

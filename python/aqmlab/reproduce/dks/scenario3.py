@@ -7,6 +7,8 @@ import dataclasses
 from aqmlab.reproduce.dks.common import (
     COMMON_NOTES,
     FCFS_POLICIES,
+    JK_CEILING_KEYS,
+    JK_CEILING_NOTES,
     LINE_PKTS,
     PAPER_DIR,
     POLICIES,
@@ -223,8 +225,19 @@ S3_WHY: dict[tuple[str, str], str] = {
         "source's next packet"
     ),
     ("JK/FCFS", "throughput"): (
-        "a JK packet gets in only in the gap between a departure and the constant-rate source's next packet, "
-        "which its retransmission timer hits now and then; the paper's JK got nothing"
+        "a JK packet gets in only in the gap between a departure and the constant-rate source's next packet, which "
+        "its retries, minutes apart, hit now and then: the FTP gets 0-3 packets in the four seeds where it is shut "
+        "out (seed 5's is the regime where it holds its window: 833 packets at 3.00 s), the median 2 against the "
+        "paper's 0, and the Telnet none in three seeds, 74 and 173 in the two where a try got in and its queued "
+        "keystrokes followed it into the slot its own packet freed"
+    ),
+    ("JK/FCFS", "retx"): (
+        "the Telnet retries 2-23 times (median 5) where the paper prints 0 in the second column, a cell the scan makes "
+        "uncertain: the JK/FCFS drop row prints '2 | 3500' with the Telnet's cell blank, so the retransmission row's "
+        "'2 | 0' may as well hold the ill-behaved source's 0 (it never resends). The FTP resends 2-8 packets in the "
+        "four seeds where it is shut out, the median the paper's 2; with 4.3BSD-Tahoe's 64 s ceiling on the timeout "
+        "(aqmlab's JK before the seventeenth session, dks-1989-scenario3-jk-64s-ceiling) it resent 7-8 and the Telnet "
+        "8 in every seed"
     ),
     ("DEC/DEC", "*"): _DEC_DEC,
     ("G/FCFS", "*"): _GAP,
@@ -237,6 +250,29 @@ S3_WHY: dict[tuple[str, str], str] = {
     ),
     ("JK/FCFS", "rtt"): (
         "an inconsistency inside the paper: its Telnet delivered no packet in the window (the throughput row prints 0) "
-        "yet has a round-trip time of 8.87 s; aqmlab's Telnet delivers none either, so it has no RTT to compare"
+        "yet has a round-trip time of 8.87 s; aqmlab's Telnet delivers none in three seeds of five, and in the two "
+        "where one of its tries got in, its packets take 2.38 and 2.57 s, about the wait behind the full buffer"
     ),
 }
+
+
+_CEILING_JK_FCFS = (
+    "with 4.3BSD-Tahoe's 64 s ceiling on JK's timeout (aqmlab's JK before the seventeenth session) a JK source shut "
+    "out retries at least once every 64 s: the FTP resends 7-8 packets in the four seeds where it is shut out and "
+    "the Telnet 8 in every seed, all dropped, against the paper's 2 for the FTP; a timeout that never waits more "
+    "than 64 s fires at least 500 / 64 = 7 times in the window, which is why the reproduction proper has no ceiling"
+)
+
+
+class Scenario3Jk64sCeiling(Scenario3):
+    id = "dks-1989-scenario3-jk-64s-ceiling"
+    variant_of = "dks-1989-scenario3"
+    title = Scenario3.title + ", JK's timeout with 4.3BSD-Tahoe's 64 s ceiling"
+    policies = ("JK/FCFS", "JK/FQ")
+    jk_keys = JK_CEILING_KEYS
+    notes = JK_CEILING_NOTES + Scenario3.notes
+
+    def explain(self, pub):
+        if pub.policy == "JK/FCFS" and pub.metric in ("retx", "drops", "throughput", "rtt"):
+            return _CEILING_JK_FCFS
+        return super().explain(pub)
