@@ -512,10 +512,12 @@ impl RttEstimator {
                 Estimator::Jacobson { k, .. } => self.md.timeout(k as f64),
             }
         };
-        let raw = match (self.p.ns2_ticks && self.md.valid, self.p.tick_ns as f64) {
-            // ns-2's t_rtxcur_: the estimate in whole ticks, the fraction dropped.
-            (true, t) => (raw / t).floor() * t,
-            _ => raw,
+        // ns-2's t_rtxcur_: the estimate in whole ticks, the fraction dropped.
+        let raw = if self.p.ns2_ticks && self.md.valid {
+            let tick = self.p.tick_ns as f64;
+            (raw / tick).floor() * tick
+        } else {
+            raw
         };
         SimDuration((raw.round() as u64).clamp(self.p.min_rto_ns, self.p.max_rto_ns))
     }
