@@ -232,12 +232,13 @@ S3_WHY: dict[tuple[str, str], str] = {
         "keystrokes followed it into the slot its own packet freed"
     ),
     ("JK/FCFS", "retx"): (
-        "the Telnet retries 2-23 times (median 5) where the paper prints 0 in the second column, a cell the scan makes "
-        "uncertain: the JK/FCFS drop row prints '2 | 3500' with the Telnet's cell blank, so the retransmission row's "
-        "'2 | 0' may as well hold the ill-behaved source's 0 (it never resends). The FTP resends 2-8 packets in the "
-        "four seeds where it is shut out, the median the paper's 2; with 4.3BSD-Tahoe's 64 s ceiling on the timeout "
-        "(aqmlab's JK before the seventeenth session, dks-1989-scenario3-jk-64s-ceiling) it resent 7-8 and the Telnet "
-        "8 in every seed"
+        "the Telnet retries 2-23 times (median 5) against a printed 0 whose column is uncertain: the JK/FCFS drop row "
+        "prints '2 | 3500' with the Telnet's cell blank, so the retransmission row's '2 | 0' may as well hold the "
+        "ill-behaved source's 0 (it never resends) and leave the Telnet's count unprinted. Shut out in three seeds, "
+        "aqmlab's Telnet retries 2-5 times in the window (its back-off stops at 64 times the timeout, 4.3BSD's "
+        "table), 13 and 23 in the two where it gets through. The FTP resends 2-8 packets in the four seeds where it "
+        "is shut out, the median the paper's 2; with 4.3BSD-Tahoe's 64 s ceiling on the timeout (aqmlab's JK before "
+        "the seventeenth session, dks-1989-scenario3-jk-64s-ceiling) it resent 7-8 and the Telnet 8 in every seed"
     ),
     ("DEC/DEC", "*"): _DEC_DEC,
     ("G/FCFS", "*"): _GAP,
@@ -273,6 +274,12 @@ class Scenario3Jk64sCeiling(Scenario3):
     notes = JK_CEILING_NOTES + Scenario3.notes
 
     def explain(self, pub):
-        if pub.policy == "JK/FCFS" and pub.metric in ("retx", "drops", "throughput", "rtt"):
+        if pub.policy == "JK/FCFS" and pub.metric == "rtt":
+            return (
+                "an inconsistency inside the paper: its Telnet delivered no packet in the window (the throughput row "
+                "prints 0) yet has a round-trip time of 8.87 s; with the ceiling aqmlab's Telnet delivers none either, "
+                "so it has no RTT to compare"
+            )
+        if pub.policy == "JK/FCFS":
             return _CEILING_JK_FCFS
         return super().explain(pub)
