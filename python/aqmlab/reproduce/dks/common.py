@@ -66,10 +66,10 @@ JK_KEYS = {
 JK_CEILING_KEYS = {"max_rto": "64s"}
 JK_CEILING_NOTES = """**JK's timeout with 4.3BSD-Tahoe's ceiling of 64 s** (`max_rto = "64s"` on every JK flow), as
 aqmlab's JK had it until the seventeenth session. The reproduction proper keeps that code's
-back-off (the timeout doubled on each expiry, up to 64 times) without the ceiling, a choice this
-scenario's sibling settles from the paper's own numbers: in scenario 3 the JK/FCFS FTP delivers
-nothing in the 500 s window, so its timer runs throughout, and it resends 2 packets, where a
-timer that never waits more than 64 s fires at least 7 times; and the paper builds its JK on the
+back-off (the timeout doubled on each expiry, up to 64 times) without the ceiling, a choice the
+paper's own numbers settle: in its scenario 3 the JK/FCFS FTP delivers nothing in the 500 s
+window, so its timer runs throughout, and it resends 2 packets, where a timer that never waits
+more than 64 s fires at least 7 times; and the paper builds its JK on the
 generic flow control, whose timeout ("beta rtt") has no ceiling. This experiment shows what the
 ceiling did, side by side. The rows are those of the reproduction proper.
 
