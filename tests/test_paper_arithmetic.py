@@ -367,7 +367,7 @@ def test_dks_scenario3_jk_fcfs_ftp_retries_too_seldom_for_a_64s_ceiling() -> Non
     retx, drops = dks("s3.retx.JK/FCFS")["ftp1"], dks("s3.drops.JK/FCFS")["ftp1"]
     assert retx == drops == 2
     assert retx < MEASURED_S // 64 == 7
-    assert MEASURED_S / (retx + 1) > 2 * 64
+    assert MEASURED_S / (retx + 1) > 64  # the mean gap its retries imply, past any 64 s ceiling
 
 
 def test_dks_scenario4_fq_gives_each_jk_source_and_the_generic_pair_a_third() -> None:
