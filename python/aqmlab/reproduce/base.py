@@ -315,7 +315,10 @@ def is_headline(comparison: pd.DataFrame) -> pd.Series:
     """The rows of reproductions proper (not of side-by-side experiments)."""
     if "variant_of" not in comparison:
         return pd.Series(True, index=comparison.index)
-    return comparison["variant_of"].fillna("").astype(str) == ""
+    # A column read back with no variant at all is all-NaN floats, which pandas will not fill
+    # with a string.
+    variant = comparison["variant_of"]
+    return variant.isna() | (variant.astype(str) == "")
 
 
 def headline_line(comparison: pd.DataFrame) -> str:
