@@ -45,10 +45,13 @@ def test_dks_scenario3_jk_fcfs_telnet_has_an_rtt_but_no_packet() -> None:
 
 
 def test_dks_scenario2_jk_fcfs_drops_exceed_retransmissions_by_more_than_a_window() -> None:
-    # A reliable sender resends each packet it loses, so over one interval its drops exceed its
-    # retransmissions by at most the packets still unresent at the end: a window.
+    # A reliable sender resends each packet it loses, so over one interval its drops exceed the
+    # packets it resends by at most those still unresent at the end: a window. The paper's row
+    # therefore counts retransmissions (timeouts and fast retransmits), 1.4 packets lost each
+    # (_JK_FCFS_DROP_CELLS, `with_paper_retx`).
     drops, retx = dks("s2.drops.JK/FCFS"), dks("s2.retx.JK/FCFS")
     assert drops and all(drops[f] - retx[f] > WINDOW for f in drops)
+    assert {round(drops[f] / retx[f], 1) for f in drops} == {1.4}
 
 
 def test_dks_scenario2_g_fq_two_ftps_hold_less_than_a_window_by_littles_law() -> None:
@@ -259,8 +262,8 @@ def test_dks_jk_fcfs_numbers_the_lock_in_explanations_quote() -> None:
 
 
 def test_dks_jk_fq_counts_and_windows_quoted() -> None:
-    # _JK_COUNTS: retransmissions and drops of 48-83 per source, 2 sqrt(n) = 14-18; _JK_FQ_GO_BACK:
-    # duplicates (retransmissions less drops) of 2-12, drops of 48-80; the `rtt` row: two RTTs
+    # _JK_COUNTS: retransmissions and drops of 48-83 per source, 2 sqrt(n) = 14-18; _JK_FQ_EPISODES:
+    # retransmissions less drops of 2-12 (each at least its drops), drops of 48-80; the `rtt` row: two RTTs
     # (2.20, 2.16) apart from four (1.75-1.80), windows (throughput x RTT / 500) of 2.0-2.6.
     retx, drops, tput, rtt = (dks(f"s2.{m}.JK/FQ") for m in ("retx", "drops", "throughput", "rtt"))
     counts = [v for table in (retx, drops) for f, v in table.items() if f.startswith("ftp")]

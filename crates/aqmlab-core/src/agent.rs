@@ -45,6 +45,8 @@ pub struct Outbox {
     pub goodput_bytes: u64,
     /// Retransmission timeouts that fired (senders).
     pub timeouts: u32,
+    /// Recoveries that duplicate ACKs started with a fast retransmit (senders).
+    pub fast_retransmits: u32,
     /// Round-trip time samples (senders).
     pub rtt_samples: Vec<SimDuration>,
     /// Data packets newly acknowledged (senders), and the sum over them of the time from each
@@ -65,6 +67,7 @@ impl Outbox {
         self.timers.clear();
         self.goodput_bytes = 0;
         self.timeouts = 0;
+        self.fast_retransmits = 0;
         self.rtt_samples.clear();
         self.packets_acked = 0;
         self.packet_rtt_ns = 0;

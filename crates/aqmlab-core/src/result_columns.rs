@@ -50,6 +50,12 @@ pub const FLOW: &[ResultColumn] = &[
     col("marks_by_reason.REASON", "REASON marks", "packets", "the marks of one reason"),
     col("retransmits", "retransmissions", "packets", "TCP retransmissions"),
     col("timeouts", "timeouts", "timeouts", "retransmission timer expiries"),
+    col(
+        "fast_retransmits",
+        "fast retransmits",
+        "recoveries",
+        "recoveries started by duplicate ACKs (a fast retransmit each; not the packets resent after it)",
+    ),
     col("mean_rtt_s", "mean round-trip time", "s", "mean of the sender's round-trip samples"),
     col(
         "mean_packet_rtt_s",

@@ -120,6 +120,7 @@ pub struct FlowResult {
     pub marks_by_reason: ReasonCounts,
     pub retransmits: u64,
     pub timeouts: u64,
+    pub fast_retransmits: u64,
     pub mean_rtt_s: Option<f64>,
     /// Mean over the data packets acknowledged in the window of the time from each one's first
     /// transmission to the ACK that covered it (TCP).
@@ -326,7 +327,8 @@ pub fn build(sim: &impl SimView, end: SimTime, series: Series) -> Results {
                 marks: s.marks.total(),
                 marks_by_reason: ReasonCounts::of(&s.marks.dense()),
                 retransmits: s.retransmits,
-                timeouts: s.timeouts,
+                timeouts: s.timeouts.into(),
+                fast_retransmits: s.fast_retransmits.into(),
                 mean_rtt_s: mean(s.rtt_ns as f64 * 1e-9, s.rtt_samples),
                 mean_packet_rtt_s: mean(s.packet_rtt_ns as f64 * 1e-9, s.packets_acked),
                 mean_qdelay_s: mean(s.qdelay_ns as f64 * 1e-9, delivered.pkts),

@@ -61,7 +61,10 @@ impl Simulation {
             f.counts.goodput_bytes += out.goodput_bytes;
         }
         if out.timeouts != 0 {
-            f.counts.timeouts += out.timeouts as u64;
+            f.counts.timeouts += out.timeouts;
+        }
+        if out.fast_retransmits != 0 {
+            f.counts.fast_retransmits += out.fast_retransmits;
         }
         for &r in &out.rtt_samples {
             f.counts.rtt_ns += r.ns() as u128;

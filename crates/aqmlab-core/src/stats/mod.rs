@@ -169,7 +169,10 @@ pub struct FlowCounters {
     /// Marks of the flow's packets (data and ACKs) by reason: kept once one is marked (most runs
     /// mark nothing; drops, which most flows meet, stay inline beside the other counts).
     pub marks: SparsePerReason,
-    pub timeouts: u64,
+    pub timeouts: u32,
+    /// Fast retransmits (recoveries started by duplicate ACKs); u32 like `timeouts`, so the two
+    /// share the word `timeouts` had alone.
+    pub fast_retransmits: u32,
 }
 
 #[inline]
@@ -237,6 +240,7 @@ impl Counts for FlowCounters {
             data_drops: self.data_drops.minus(&earlier.data_drops),
             marks: self.marks.since(&earlier.marks),
             timeouts: self.timeouts - earlier.timeouts,
+            fast_retransmits: self.fast_retransmits - earlier.fast_retransmits,
         }
     }
 }

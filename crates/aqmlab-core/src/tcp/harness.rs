@@ -46,6 +46,8 @@ pub struct Bench {
     pub trace: Vec<(u64, f64, f64)>,
     /// Times of retransmission timeouts.
     pub timeouts: Vec<u64>,
+    /// Times of fast retransmits (recoveries started by duplicate ACKs).
+    pub fast_retransmits: Vec<u64>,
     pub goodput: u64,
     pub rtts: Vec<u64>,
     /// (time, cumulative ACK) of each ACK reaching the sender.
@@ -89,6 +91,7 @@ impl Bench {
             sent: vec![],
             trace: vec![],
             timeouts: vec![],
+            fast_retransmits: vec![],
             goodput: 0,
             rtts: vec![],
             acks: vec![],
@@ -125,6 +128,7 @@ impl Bench {
         self.rtts.extend(out.rtt_samples.iter().map(|d| d.ns()));
         self.app_delays.extend(out.app_delay_samples.iter().map(|d| d.ns()));
         self.timeouts.extend(std::iter::repeat_n(self.now, out.timeouts as usize));
+        self.fast_retransmits.extend(std::iter::repeat_n(self.now, out.fast_retransmits as usize));
         if out.completed && self.completed.is_none() {
             self.completed = Some(self.now);
         }

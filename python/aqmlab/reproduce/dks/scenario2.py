@@ -186,7 +186,7 @@ _NO_BACKLOG_SHOWS = (
 )
 _LOCKOUT = (
     "aqmlab's JK sources lock out instead of sharing: in seeds 1 and 3 three of them reach the window cap (3 x 5 = "
-    "15 packets, what the buffer holds) and keep it (1144-1172 packets, 0-6 retransmissions), because each "
+    "15 packets, what the buffer holds) and keep it (1144-1172 packets, 0-2 retransmissions), because each "
     "departure's ACK brings their next packet within ~6 ms (a 40-byte ACK on the 56 kbps return line) into the slot "
     "that departure freed, while the other three's retries, arriving at random and minutes apart (the timeout has no "
     "ceiling), find the buffer refilled (0-9 packets); in seed 5 two hold 1153-1155 packets and four get 292-301, "
@@ -213,7 +213,7 @@ _LOCKOUT = (
     "2 and 4, as the paper's, and one of them 15-228 in the other three. The window cap is what lets a source keep "
     "its place (dks-1989-scenario2-jk-uncapped, a diagnostic not adopted: the paper states the cap of 5): without it "
     "every FTP in turn sends the packet the full buffer cannot take, and the FTP rows come near the paper's (5 seeds; "
-    "by rank, mean packets 306-727 against 582-585, Jain 0.84-0.98, RTT 1.69-1.91 s against 1.85-1.93, 36-73 "
+    "by rank, mean packets 306-727 against 582-585, Jain 0.84-0.98, RTT 1.69-1.91 s against 1.85-1.93, 29-62 "
     "retransmissions for all but one FTP against 57), but the Telnets get through (both 88-127 packets in three "
     "seeds, against 3 and 0). With both diagnostics at once (dks-1989-scenario2-jk-first-duplicate-uncapped) the "
     "FTPs share as the paper's do (by rank, mean packets 553-600, Jain 0.995-1.000, RTT 1.87-1.94 s, 57-63 "
@@ -256,18 +256,14 @@ _JK_COUNTS = (
     "counts of 48-83 retransmissions or drops per source vary by about 2 sqrt(n), 14-18, from run to run; the paper's "
     "single run lies within that spread or one run's spread over seeds"
 )
-_JK_FQ_GO_BACK = (
-    "aqmlab's JK resends about 14 packets per source that the receiver already holds (retransmissions 72-117 "
-    "against drops 64-92 per source: each packet sent is delivered or dropped, so the difference is duplicates "
-    "delivered, 8-25), where the paper's JK/FQ resends 2-12 (83 - 80, 80 - 78, 60 - 48, 61 - 57, 61 - 54): after a "
-    "timeout aqmlab's Tahoe goes back N, as 4.3BSD's does, and under FQ's push-out a window often loses two "
-    "packets with one delivered between or after them, which going back sends again. With RFC 6298's timer and "
-    "RFC 5681's arithmetic (before the thirteenth session) the sources lost less (drops 59-75, retransmissions "
-    "71-95, about 16 duplicates); with those, resending the missing packet alone on a timeout too, as the paper's "
-    "generic flow control does (its JK is built on it), brought the duplicates to 2 per source but the drops to 16 "
-    "against the paper's 48-80 (the windows then stay small), and going back after a fast retransmit as well "
-    "(ns-2's Tahoe, aqmlab's before the twelfth session) gave 78-91 retransmissions against 63-70 drops "
-    "(diagnostic runs of JK/FQ, 5 seeds each, not adopted)"
+_JK_FQ_EPISODES = (
+    "retransmissions are counted as the paper's own cells require, one per timeout or fast retransmit (its JK/FCFS "
+    "FTPs drop 80 packets yet retransmit 57, which a count of packets resent cannot be). aqmlab's JK/FQ sources "
+    "retransmit 53-61 times (5 seeds; 30-47 timeouts and 13-26 fast retransmits) and lose 64-92 packets, 1.1-1.6 "
+    "per retransmission: under FQ's push-out a window often loses two packets, and the timeout that finds the first "
+    "goes back over both (72-117 packets resent). The paper's JK/FQ retransmits at least as often as it loses "
+    "(83 and 80, 80 and 78, 60 and 48, 61 and 57, 61 and 54): its windows lost one packet at a time, and 2-12 of "
+    "each source's retransmissions were spurious"
 )
 _G_FCFS_PRINTED = (
     "G/FCFS's columns are hard to place in the scan; its numbers are compared as printed, with the segregation finding"
@@ -284,15 +280,17 @@ _G_FCFS_CELLS = (
     "throughput rank"
 )
 _JK_FCFS_DROP_CELLS = (
-    "the paper's own JK/FCFS cells disagree: 80 drops against 57 retransmissions per FTP. A reliable sender resends "
-    "every packet it loses, and a resent packet that is lost again counts in both, so over one window the drops "
-    "cannot exceed the retransmissions by more than the packets still unresent at its end (at most a window, 5). "
-    "Either these legible cells belong to another row (JK/FQ's drops begin with 80) or they count another interval"
+    "the paper's JK/FCFS cells, 80 drops against 57 retransmissions per FTP, settle what its retransmission row "
+    "counts: a reliable sender resends every packet it loses, and a resent packet lost again counts in both, so "
+    "the packets resent cannot fall below the drops by more than those still unresent at the end (a window, 5). "
+    "The row counts retransmissions, one per timeout or fast retransmit, as aqmlab's retx rows do: 1.4 packets "
+    "lost per retransmission, as aqmlab's cycling JK/FCFS sources lose (seed 5's four: 85-97 drops in 64-65 "
+    "timeouts, 1.3-1.5 each), where fast retransmit on the first duplicate (the diagnostics) loses one at a time"
 )
 _JITTER_JK_FCFS = (
     "with a processing time of up to one packet time no source keeps a phase against the line's departures, so no "
     "JK source at the window cap keeps its place: the FTPs share (Jain 0.906-0.998 per seed, 171-801 packets each) "
-    "with the paper's losses and delays (40-88 retransmissions each against 57, RTTs 1.87-1.97 s against "
+    "with the paper's losses and delays (26-59 retransmissions each against 57, RTTs 1.87-1.97 s against "
     "1.85-1.93), but the Telnets get through (87-126 packets against the paper's 3 and 0), so the finding's second "
     "half, the Telnets shut out, fails here as in the exact experiment (whose rows explain the lock-in there)"
 )
@@ -360,8 +358,8 @@ S2_WHY: dict[tuple[str, str], str] = {
     "before the thirteenth session: 59-75 drops, RTTs 1.45-2.11 s)",
     ("DEC/FQbit", "rtt"): _ALPHA,
     ("DEC/FQbit", "ratio"): _ALPHA,
-    ("JK/FQ", "retx"): _JK_COUNTS + "; beyond it, " + _JK_FQ_GO_BACK,
-    ("JK/FQ", "drops"): _JK_COUNTS + "; beyond it, " + _JK_FQ_GO_BACK,
+    ("JK/FQ", "retx"): _JK_COUNTS + "; beyond it, " + _JK_FQ_EPISODES,
+    ("JK/FQ", "drops"): _JK_COUNTS + "; beyond it, " + _JK_FQ_EPISODES,
 }
 
 

@@ -7,6 +7,7 @@ from aqmlab.reproduce.dks.common import (
     COMMON_NOTES,
     LINE_PKTS,
     PAPER_DIR,
+    PAPER_RETX,
     POLICIES,
     WINDOW_S,
     DksScenario,
@@ -14,6 +15,7 @@ from aqmlab.reproduce.dks.common import (
     _v,
     _window,
     num,
+    with_paper_retx,
 )
 from aqmlab.reproduce.dks.scenario2 import _ALPHA, JK_TIMER_NOTES, METRIC_NAMES
 from aqmlab.reproduce.published import cite, series
@@ -56,14 +58,14 @@ sources."""
 
     def extra(self, tables):
         rows = []
-        for (cond, seed), run in tables["flows"].groupby(["condition", "seed"], sort=False):
+        for (cond, seed), run in with_paper_retx(tables["flows"]).groupby(["condition", "seed"], sort=False):
             scale = WINDOW_S / _window(run)
             by = run.set_index("name")
             thr = by["delivered_pkts"].astype(float) * scale
             rows.append((cond, seed, "long_share", float(thr["ftp4"]) / S5_FAIR))
             short = float(thr[["ftp1", "ftp2", "ftp3"]].mean())
             rows.append((cond, seed, "wasted", 1.0 - (short + float(thr["ftp4"])) / LINE_PKTS))
-            rows.append((cond, seed, "retx:all", float(by["retransmits"].sum()) * scale))
+            rows.append((cond, seed, "retx:all", float(by[PAPER_RETX].sum()) * scale))
             rows.append((cond, seed, "drops:all", float(by["dropped_pkts"].sum()) * scale))
         return rows
 

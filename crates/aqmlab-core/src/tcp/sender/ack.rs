@@ -216,6 +216,7 @@ impl Sender {
             let flight = self.segs_in(self.snd_una, self.snd_max);
             let info = self.ack_info(now, pkt, 0, flight, None);
             let r = self.cc.inner_mut().on_dup_ack(&info);
+            out.fast_retransmits += u32::from(r.retransmit || r.go_back);
             self.react(now, r, out);
             self.ecn_echo(pkt, &info);
         }
@@ -244,6 +245,7 @@ mod tests {
         assert_eq!(settled[0], half, "deflated to ssthresh");
         assert!(settled.iter().all(|&c| c >= half), "never back to slow start: {settled:?}");
         assert_eq!(b.sends_of(150 * SEG).len(), 2);
+        assert_eq!(b.fast_retransmits.len(), 1, "one recovery, one fast retransmit");
     }
 
     #[test]
@@ -255,6 +257,7 @@ mod tests {
         let (w, after) = around_loss(&b, 150);
         let half = (w as u32 / 2) as f64;
         assert_eq!((after[0].1, after[0].2), (1.0, half));
+        assert_eq!(b.fast_retransmits, [after[0].0], "the fast retransmit is the reduction");
         // Then it doubles each round trip up to ssthresh: 1, 2, 4, 8 at round trips after.
         let t0 = after[0].0;
         let w: Vec<f64> = (0..4).map(|k| b.cwnd_at(t0 + k * RTT + RTT / 2)).collect();
@@ -271,6 +274,8 @@ mod tests {
         let half = (w as u32 / 2) as f64;
         assert!(after.iter().all(|p| p.2 == half), "one halving for both losses");
         assert_eq!(b.sends_of(155 * SEG).len(), 2);
+        // Two packets resent in one recovery: a count of episodes, not of packets.
+        assert_eq!(b.fast_retransmits.len(), 1);
     }
 
     /// Times at which the window fell.

@@ -160,6 +160,7 @@ impl Sender {
         });
         self.recovery = Some(Box::new(SackRecovery { point: self.snd_max, high_rxt: self.seg_end(una), prr }));
         self.transmit(now, una, out);
+        out.fast_retransmits += 1;
         self.rto.set(self.rtt.deadline(now, self.shift), out);
         self.sack_send(now, out);
     }
@@ -291,6 +292,7 @@ mod tests {
             t.iter().map(|x| x - t[0]).collect::<Vec<u64>>()
         };
         assert!(sack.timeouts.is_empty() && newreno.timeouts.is_empty(), "{:?} {:?}", sack.timeouts, newreno.timeouts);
+        assert_eq!((sack.fast_retransmits.len(), newreno.fast_retransmits.len()), (1, 1), "one recovery each");
         let (s, n) = (repairs(&sack), repairs(&newreno));
         assert!(s.iter().all(|&d| d < RTT / 10), "SACK resends all three within the first round trip: {s:?}");
         assert!(n[1] >= RTT && n[2] >= 2 * RTT, "NewReno learns of one loss per round trip: {n:?}");
