@@ -346,6 +346,7 @@ mod tests {
             delta: Bytes(0),
             user: fq::User::Pair,
             pushout_ties: fq::PushoutTies::LargerId,
+            pushout_arrival: fq::PushoutArrival::Counted,
             weights: fq::Weights::default(),
         }
     }

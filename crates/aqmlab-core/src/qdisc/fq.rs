@@ -42,7 +42,11 @@
 //!   where the id is the key itself: (src, dst) in lexicographic order, the source node id,
 //!   or the flow index.
 //! - Push-out counts the arrival in its own conversation: if that conversation is then the
-//!   longest, the arrival itself is dropped. "Longest" is measured in packets, or in bytes
+//!   longest, the arrival itself is dropped (`pushout_arrival = "counted"`, the default). The
+//!   paper's "the last packet from the source currently using the most buffer space" reads
+//!   either way; `"admitted"` lets the space held before the arrival decide, so a conversation
+//!   that already holds the most loses its last queued packet and the arrival takes its place
+//!   (the arrival goes only when nothing is left to push out). "Longest" is measured in packets, or in bytes
 //!   when the limit is in bytes (then pushing out repeats until the arrival fits). Ties:
 //!   `pushout_ties` = "random" (default: uniform among the tied, from the link's stream) or
 //!   "larger_id" (the larger conversation id loses its packet). Equally long queues are
@@ -186,6 +190,21 @@ impl FromNode for Weights {
 }
 
 choice_enum! {
+    /// Whether push-out counts the arrival in its own conversation (the paper's sentence reads
+    /// either way: "the last packet from the source currently using the most buffer space").
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum PushoutArrival {
+        /// The arrival counts in its conversation's space; if that conversation is then the
+        /// longest, the arrival itself is dropped.
+        Counted = "counted",
+        /// The space held before the arrival decides; the longest conversation loses its last
+        /// queued packet even when it is the arrival's own, and the arrival is admitted.
+        Admitted = "admitted",
+    }
+}
+
+choice_enum! {
     /// How push-out chooses among conversations of equal length.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
     #[serde(rename_all = "snake_case")]
@@ -204,6 +223,7 @@ pub struct Params {
     pub delta: Bytes,
     pub user: User,
     pub pushout_ties: PushoutTies,
+    pub pushout_arrival: PushoutArrival,
     pub weights: Weights,
 }
 
@@ -226,6 +246,11 @@ impl Params {
             PushoutTies::Random,
             "which of several equally long conversations loses its last packet (the arrival counts in its own)",
         )?;
+        let pushout_arrival = f.choice(
+            "pushout_arrival",
+            PushoutArrival::Counted,
+            "whether the arrival counts in its conversation when push-out picks the longest (counted: it may be dropped itself) or the space held before it decides and the arrival is admitted (admitted)",
+        )?;
         let weights: Weights = f.or(
             "weights",
             Weights::default(),
@@ -241,6 +266,7 @@ impl Params {
             delta,
             user,
             pushout_ties,
+            pushout_arrival,
             weights,
         })
     }
@@ -530,26 +556,32 @@ impl Fq {
 
         // The shared buffer: push out until the arrival fits.
         let size = pkt.size;
+        let counted = self.p.pushout_arrival == PushoutArrival::Counted;
         while self.p.limit.overflows(self.len, self.bytes, size) {
             let by_bytes = matches!(self.p.limit, Limit::Bytes(_));
             let measure = |conv: &Conv, i: usize| {
                 let (n, b) = (conv.queue.len() as u64, conv.bytes);
-                let (n, b) = if i == c { (n + 1, b + size as u64) } else { (n, b) };
+                let (n, b) = if counted && i == c { (n + 1, b + size as u64) } else { (n, b) };
                 if by_bytes {
                     b
                 } else {
                     n
                 }
             };
-            let candidates = self.convs.iter().enumerate().filter(|(i, conv)| *i == c || !conv.queue.is_empty());
-            let pos = pushout_pick(
+            let candidates =
+                self.convs.iter().enumerate().filter(|(i, conv)| (counted && *i == c) || !conv.queue.is_empty());
+            // Admitted, with nothing left to push out (an arrival larger than the whole limit):
+            // the arrival goes.
+            let Some(pos) = pushout_pick(
                 candidates.clone().map(|(i, conv)| (measure(conv, i), conv.weight, conv.key)),
                 self.p.pushout_ties,
                 cx.rng,
-            )
-            .expect("the arrival's conversation is a candidate");
+            ) else {
+                self.counters.arrivals_pushed += 1;
+                return (Verdict::Dropped(DropReason::Pushout), c);
+            };
             let (v, _) = candidates.clone().nth(pos).expect("position from the same list");
-            if v == c {
+            if counted && v == c {
                 self.counters.arrivals_pushed += 1;
                 return (Verdict::Dropped(DropReason::Pushout), c);
             }
@@ -648,6 +680,7 @@ mod tests {
             delta: Bytes(0),
             user: User::Flow,
             pushout_ties: PushoutTies::LargerId,
+            pushout_arrival: PushoutArrival::Counted,
             weights: Weights::default(),
         }
     }
@@ -767,6 +800,38 @@ mod tests {
         assert_eq!(h.offer(2, 100), Verdict::Dropped(DropReason::Pushout));
         assert_eq!(h.q.len(), 4);
         assert_eq!(h.drain_flows(), vec![1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn admitted_arrivals_push_out_the_last_queued_packet_even_of_their_own_conversation() {
+        let admitted = |limit| Params { pushout_arrival: PushoutArrival::Admitted, ..params(limit) };
+        let mut h = Harness::new(Fq::new(&admitted(Limit::Packets(4)), &gigabit(8)), 1);
+        for (flow, size) in [(1, 100), (1, 200), (2, 100), (3, 100)] {
+            assert_eq!(h.offer(flow, size), Verdict::Enqueued);
+        }
+        // Flow 1 holds the most (2) before its arrival: its last queued packet (200 bytes) goes
+        // and the arrival (300) takes its place, where `counted` drops the arrival.
+        assert_eq!(h.offer(1, 300), Verdict::Enqueued);
+        assert_eq!(h.dropped, vec![(1, DropReason::Pushout)]);
+        assert_eq!((h.q.len(), h.q.bytes()), (4, 100 + 300 + 100 + 100));
+        // Flow 2 arrives: flow 1 still holds the most, its last queued packet goes. Flow 2 again:
+        // now flow 2 holds the most before its arrival, and its own last queued packet goes.
+        assert_eq!(h.offer(2, 100), Verdict::Enqueued);
+        assert_eq!(h.dropped.last(), Some(&(1, DropReason::Pushout)));
+        assert_eq!(h.offer(2, 100), Verdict::Enqueued);
+        assert_eq!(h.dropped.last(), Some(&(2, DropReason::Pushout)));
+        assert_eq!(h.drain_flows(), vec![1, 2, 3, 2]);
+        // Counted, the same arrival is dropped itself.
+        let mut c = fq(Limit::Packets(4));
+        for (flow, size) in [(1, 100), (1, 200), (2, 100), (3, 100)] {
+            c.offer(flow, size);
+        }
+        assert_eq!(c.offer(1, 300), Verdict::Dropped(DropReason::Pushout));
+        assert_eq!(c.q.bytes(), 500);
+        // An arrival larger than a byte limit with nothing left to push out goes itself.
+        let mut b = Harness::new(Fq::new(&admitted(Limit::Bytes(150)), &gigabit(8)), 1);
+        assert_eq!(b.offer(1, 200), Verdict::Dropped(DropReason::Pushout));
+        assert_eq!(b.q.len(), 0);
     }
 
     #[test]

@@ -176,6 +176,7 @@ mod tests {
             delta: Bytes(0),
             user: fq::User::Flow,
             pushout_ties: fq::PushoutTies::LargerId,
+            pushout_arrival: fq::PushoutArrival::Counted,
             weights: fq::Weights::default(),
         };
         Harness::new(FqBit::new(&Params { fq, alpha, share }, &link(8)), 1)

@@ -263,7 +263,9 @@ _JK_FQ_EPISODES = (
     "per retransmission: under FQ's push-out a window often loses two packets, and the timeout that finds the first "
     "goes back over both (72-117 packets resent); in packet logs of the gateway (seeds 1-3, 1500-2000 s) 34-40% of "
     "a source's loss bursts (drops under 3 s apart) take 2-5 packets, its queue's last ones pushed out one after "
-    "another while it stays the longest. The paper's JK/FQ retransmits at least as often as it loses "
+    "another while it stays the longest (the other reading of the paper's push-out, the space held before the "
+    "arrival deciding, loses as much: 1.39 per retransmission; diagnostic runs). The paper's JK/FQ retransmits at "
+    "least as often as it loses "
     "(83 and 80, 80 and 78, 60 and 48, 61 and 57, 61 and 54): its windows lost one packet at a time, and 2-12 of "
     "each source's retransmissions were spurious"
 )
