@@ -346,6 +346,37 @@ def test_fqbit_sharing_the_buffer_among_every_conversation_holds_decbit_windows_
     assert min(outstanding["active"]) > 1.5
 
 
+def test_dks_propagation_delay_moves_the_fq_telnets_rtt_and_not_the_dec_dec_ftps() -> None:
+    # The bound on the paper's propagation delay (docs/reproductions.md, *When the lock-in
+    # forms*): under DEC/DEC each FTP keeps one packet outstanding, so its round trip is the
+    # line's cycle of six 1000-byte packets at 7 packets/s, 6/7 s, whatever the delay; a Telnet
+    # under FQ waits for the packet in service only, so each millisecond each way adds two.
+    # Scenario 2 as the paper runs it (measured over 1500-2000 s), with 0 and 10 ms on every
+    # host link. A Telnet's mean over its ~100 packets varies by about 4 ms from run to run
+    # (the residual service, up to 143 ms), so its shift is averaged over two Telnets and three
+    # seeds: 20 ms within three standard errors.
+    import aqmlab
+    from aqmlab.reproduce.dks.scenario2 import Scenario2
+
+    experiment = Scenario2()
+    conditions = {c.label: c for c in experiment.conditions()}
+
+    def rtts(label: str, delay: str, seed: int) -> pd.Series:
+        cond = conditions[label]
+        overrides = {**cond.overrides, "link.s{i}->g.delay": delay}
+        flows = aqmlab.run(experiment.scenario_path(cond), seed=seed, overrides=overrides).flows
+        return flows.set_index("name")["mean_rtt_s"]
+
+    cycle = 6 / 7
+    for delay in ("0ms", "10ms"):
+        r = rtts("DEC/DEC", delay, 1)
+        ftps = r[r.index.str.startswith("ftp")]
+        assert ftps.between(cycle, cycle * 1.005).all(), (delay, ftps.tolist())
+    telnets = ["telnet7", "telnet8"]
+    shifts = [(rtts("G/FQ", "10ms", seed)[telnets] - rtts("G/FQ", "0ms", seed)[telnets]).mean() for seed in (1, 2, 3)]
+    assert sum(shifts) / len(shifts) == pytest.approx(0.020, abs=0.007), shifts
+
+
 def test_dks_scenario3_g_fcfs_telnet_rtt_row_carries_its_own_cause() -> None:
     # The Telnet's row is an inconsistency inside the paper (its arithmetic: test_paper_arithmetic);
     # the FTP's and the ill-behaved source's rows under the same policy have other causes.
