@@ -125,7 +125,14 @@ packets), so the G/FCFS rows compared the median run."""
             ),
         }
 
+    #: The cause of every JK/FCFS row: the reproduction proper's lock-in (`_LOCKOUT`) unless a
+    #: side-by-side experiment, whose condition changes it, names its own.
+    jk_fcfs_why: str | None = None
+
     def explain(self, pub: Published) -> str:
+        if pub.policy == "JK/FCFS":
+            why = self.claim_why("JK/FCFS", "*")
+            return why + (". Beyond that, " + _JK_FCFS_DROP_CELLS if pub.metric == "drops" else "")
         # A Telnet's rows have their own causes wherever the gateway does not shut it out.
         if pub.group == "telnet" and pub.policy in _TELNET_POLICIES and pub.metric in _TELNET_WHY:
             return _TELNET_WHY[pub.metric]
@@ -133,6 +140,8 @@ packets), so the G/FCFS rows compared the median run."""
 
     def claim_why(self, policy: str, key: str) -> str:
         """The explanation of a claim row of ``policy`` (``key`` as in S2_WHY)."""
+        if policy == "JK/FCFS":
+            return self.jk_fcfs_why or _LOCKOUT
         return S2_WHY.get((policy, key), "")
 
     def claims(self):
@@ -349,8 +358,6 @@ S2_WHY: dict[tuple[str, str], str] = {
     + "the duplicates delivered are the retransmissions less the drops (each packet sent is delivered or dropped): "
     "the paper's 12% means 363 of them, aqmlab's FTPs deliver about 560 (1362 retransmissions, 802 drops), so the "
     "deficit is larger (the finding, useful bandwidth well below the line, holds)",
-    ("JK/FCFS", "*"): _LOCKOUT,
-    ("JK/FCFS", "drops"): _LOCKOUT + ". Beyond that, " + _JK_FCFS_DROP_CELLS,
     (
         "JK/FQ",
         "rtt",
@@ -388,17 +395,11 @@ those of the exact experiment.
     )
 
     condition_keys = {"link.gateway.processing_jitter": f"{GATEWAY_PACKET_TIME_MS:.3f}ms"}
+    # The jitter removes the lock-ins the proper's FCFS explanations describe.
+    jk_fcfs_why = _JITTER_JK_FCFS
 
     def explain(self, pub: Published) -> str:
-        # The jitter removes the lock-ins the proper's FCFS explanations describe.
-        if pub.policy == "JK/FCFS":
-            return _JITTER_JK_FCFS + (". Beyond that, " + _JK_FCFS_DROP_CELLS if pub.metric == "drops" else "")
-        if pub.policy == "G/FCFS":
-            return _JITTER_G_FCFS
-        return super().explain(pub)
-
-    def claim_why(self, policy: str, key: str) -> str:
-        return _JITTER_JK_FCFS if policy == "JK/FCFS" else super().claim_why(policy, key)
+        return _JITTER_G_FCFS if pub.policy == "G/FCFS" else super().explain(pub)
 
 
 JK_TIMER_NOTES = """**JK on per-segment timers** (`timers = "per_segment"` on every JK flow). The paper built its
@@ -426,8 +427,8 @@ class Scenario2JkTimers(Scenario2):
     notes = JK_TIMER_NOTES + Scenario2.notes
 
     def explain(self, pub: Published) -> str:
-        # The go-back account of the proper's JK/FQ duplicates does not hold for per-segment timers,
-        # which resend the missing segment alone.
+        # The proper's JK/FQ account (one timeout going back over a window's several losses) does
+        # not hold for per-segment timers, which resend each missing segment alone.
         if pub.policy == "JK/FQ" and pub.metric in ("retx", "drops"):
             return _JK_COUNTS
         return super().explain(pub)
@@ -598,14 +599,7 @@ class Scenario2JkFirstDuplicateNoBacklog(Scenario2JkFirstDuplicate):
     title = Scenario2.title + ", JK's fast retransmit on the first duplicate and Telnets that keep no backlog"
     condition_keys = {"flow.telnet{i}.on_full_window": "skip"}
     notes = NO_BACKLOG_NOTES + Scenario2.notes
-
-    def explain(self, pub: Published) -> str:
-        if pub.policy == "JK/FCFS":
-            return _NO_BACKLOG + (". Beyond that, " + _JK_FCFS_DROP_CELLS if pub.metric == "drops" else "")
-        return super().explain(pub)
-
-    def claim_why(self, policy: str, key: str) -> str:
-        return _NO_BACKLOG if policy == "JK/FCFS" else super().claim_why(policy, key)
+    jk_fcfs_why = _NO_BACKLOG
 
 
 class Scenario2JkFirstDuplicateNoBacklogUncapped(Scenario2JkFirstDuplicateNoBacklog):
@@ -632,11 +626,4 @@ class Scenario2Jk64sCeiling(Scenario2):
     policies = ("JK/FCFS", "JK/FQ")
     jk_keys = JK_CEILING_KEYS
     notes = JK_CEILING_NOTES + Scenario2.notes
-
-    def explain(self, pub: Published) -> str:
-        if pub.policy == "JK/FCFS":
-            return _CEILING_JK_FCFS + (". Beyond that, " + _JK_FCFS_DROP_CELLS if pub.metric == "drops" else "")
-        return super().explain(pub)
-
-    def claim_why(self, policy: str, key: str) -> str:
-        return _CEILING_JK_FCFS if policy == "JK/FCFS" else super().claim_why(policy, key)
+    jk_fcfs_why = _CEILING_JK_FCFS
