@@ -377,6 +377,38 @@ def test_dks_propagation_delay_moves_the_fq_telnets_rtt_and_not_the_dec_dec_ftps
     assert sum(shifts) / len(shifts) == pytest.approx(0.020, abs=0.007), shifts
 
 
+def test_dks_slow_host_links_end_the_fcfs_holders_immunity() -> None:
+    # The host links' rate bounds the refill gap (docs/reproductions.md, *The host links' rate,
+    # and what bounds it*): a source whose window is full refills the slot its departing packet
+    # freed one ACK and one 1000-byte packet later, 6.6 ms with 10 Mbps host links and 47 ms at
+    # 200 kbps (8,000 bits more on the slow link). With the short gap G/FCFS segregates into
+    # three winners and JK/FCFS locks three cap holders in (seeds 1 and 3); with the long one
+    # other sources' packets take the freed slots, so G/FCFS has no three winners and the
+    # JK/FCFS FTPs share.
+    import aqmlab
+    from aqmlab.reproduce.dks.scenario2 import Scenario2
+
+    experiment = Scenario2()
+    conditions = {c.label: c for c in experiment.conditions()}
+
+    def ftp_packets(label: str, rate: str, seed: int) -> list[int]:
+        cond = conditions[label]
+        overrides = {**cond.overrides, "link.s{i}->g.rate": rate}
+        flows = aqmlab.run(experiment.scenario_path(cond), seed=seed, overrides=overrides).flows
+        ftps = flows[flows["name"].str.startswith("ftp")]
+        return sorted(ftps["delivered_pkts"].astype(int).tolist(), reverse=True)
+
+    def jain(x: list[int]) -> float:
+        return sum(x) ** 2 / (len(x) * sum(v * v for v in x))
+
+    for seed in (1, 3):
+        fast, slow = ftp_packets("G/FCFS", "10Mbps", seed), ftp_packets("G/FCFS", "200kbps", seed)
+        assert min(fast[:3]) > 1100 and max(fast[3:]) < 50, fast
+        assert fast[3] * 10 < slow[3], slow
+        fast, slow = ftp_packets("JK/FCFS", "10Mbps", seed), ftp_packets("JK/FCFS", "200kbps", seed)
+        assert jain(fast) < 0.6 and jain(slow) > 0.85, (fast, slow)
+
+
 def test_dks_scenario3_g_fcfs_telnet_rtt_row_carries_its_own_cause() -> None:
     # The Telnet's row is an inconsistency inside the paper (its arithmetic: test_paper_arithmetic);
     # the FTP's and the ill-behaved source's rows under the same policy have other causes.
