@@ -409,6 +409,32 @@ def test_dks_slow_host_links_end_the_fcfs_holders_immunity() -> None:
         assert jain(fast) < 0.6 and jain(slow) > 0.85, (fast, slow)
 
 
+def test_dks_fq_ties_against_the_smaller_id_order_the_jk_fq_losses_by_source() -> None:
+    # docs/reproductions.md, *What the retransmission row counts*: push-out's ties between
+    # equally long conversations are common in scenario 2, so the tie rule orders the JK/FQ
+    # FTPs' losses by their conversation ids (source 1 smallest), as the paper's column is ordered
+    # (drops 80, 78, 48, 61, 57, 54); with random ties no source is favoured.
+    import aqmlab
+    from aqmlab.reproduce.dks.scenario2 import Scenario2
+
+    experiment = Scenario2()
+    cond = {c.label: c for c in experiment.conditions()}["JK/FQ"]
+
+    def drops(ties: str) -> list[float]:
+        total = [0.0] * 6
+        for seed in (1, 2, 3):
+            overrides = {**cond.overrides, "link.gateway.queue.pushout_ties": ties}
+            flows = aqmlab.run(experiment.scenario_path(cond), seed=seed, overrides=overrides).flows
+            by_name = flows.set_index("name")["dropped_pkts"]
+            total = [t + by_name[f"ftp{i + 1}"] / 3 for i, t in enumerate(total)]
+        return total
+
+    smaller, larger, random = drops("smaller_id"), drops("larger_id"), drops("random")
+    assert min(smaller[:2]) > 1.4 * max(smaller[4:]), smaller
+    assert min(larger[4:]) > 1.4 * max(larger[:2]), larger
+    assert max(random) < 1.15 * min(random), random
+
+
 def test_dks_scenario3_g_fcfs_telnet_rtt_row_carries_its_own_cause() -> None:
     # The Telnet's row is an inconsistency inside the paper (its arithmetic: test_paper_arithmetic);
     # the FTP's and the ill-behaved source's rows under the same policy have other causes.

@@ -48,8 +48,9 @@
 //!   that already holds the most loses its last queued packet and the arrival takes its place
 //!   (the arrival goes only when nothing is left to push out). "Longest" is measured in packets, or in bytes
 //!   when the limit is in bytes (then pushing out repeats until the arrival fits). Ties:
-//!   `pushout_ties` = "random" (default: uniform among the tied, from the link's stream) or
-//!   "larger_id" (the larger conversation id loses its packet). Equally long queues are
+//!   `pushout_ties` = "random" (default: uniform among the tied, from the link's stream),
+//!   "larger_id" (the larger conversation id loses its packet) or "smaller_id" (the smaller
+//!   one loses: a scan in id order keeping the first strictly longest). Equally long queues are
 //!   common among overloaded conversations, and a fixed order biases their bandwidth: three
 //!   500 kbps CBR flows whose max-min share is 233.3 kbps got 236/236/228 kbps with
 //!   "larger_id" (the largest id lost every tie); with "random", over six seeds, every one
@@ -211,6 +212,9 @@ choice_enum! {
     pub enum PushoutTies {
         /// The conversation with the larger id loses its last packet.
         LargerId = "larger_id",
+        /// The conversation with the smaller id loses its last packet: what a scan of the
+        /// conversations in id order that keeps the first strictly longest one picks.
+        SmallerId = "smaller_id",
         /// Uniformly among the tied conversations.
         Random = "random",
     }
@@ -290,7 +294,8 @@ pub fn bid(f_prev: u128, r: u128, p: u128, delta: u128) -> u128 {
 
 /// Push-out: among `(space, weight, id)` of the candidate conversations (the arrival already
 /// counted in its own), the one that loses its last packet: the most buffer space per unit
-/// of weight (compared exactly); ties go to the larger id, or are drawn uniformly with `rng`.
+/// of weight (compared exactly); ties go to the larger or the smaller id, or are drawn
+/// uniformly with `rng`.
 /// Returns the position in `candidates`.
 pub fn pushout_pick(
     candidates: impl Iterator<Item = (u64, u32, u64)>,
@@ -308,6 +313,11 @@ pub fn pushout_pick(
             (std::cmp::Ordering::Less, _) => {}
             (std::cmp::Ordering::Equal, Some((_, _, _, bid))) if ties == PushoutTies::LargerId => {
                 if id > bid {
+                    best = Some((pos, m, w, id));
+                }
+            }
+            (std::cmp::Ordering::Equal, Some((_, _, _, bid))) if ties == PushoutTies::SmallerId => {
+                if id < bid {
                     best = Some((pos, m, w, id));
                 }
             }
@@ -1079,5 +1089,10 @@ mod tests {
         // Space per unit of weight: 9/3 = 3 < 4/1; 8/2 = 4/1 ties, the larger id loses.
         let cands = [(9, 3, 1), (4, 1, 2), (8, 2, 3)];
         assert_eq!(pushout_pick(cands.iter().copied(), PushoutTies::LargerId, &mut rng), Some(2));
+        assert_eq!(pushout_pick(cands.iter().copied(), PushoutTies::SmallerId, &mut rng), Some(1));
+        // The smaller id loses whatever order the candidates come in.
+        let cands = [(5, 1, 7), (3, 1, 10), (5, 1, 2), (1, 1, 99)];
+        assert_eq!(pushout_pick(cands.iter().copied(), PushoutTies::SmallerId, &mut rng), Some(2));
+        assert_eq!(pushout_pick(cands.iter().copied(), PushoutTies::LargerId, &mut rng), Some(0));
     }
 }
