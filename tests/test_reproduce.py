@@ -260,24 +260,27 @@ def test_dks_compares_a_generic_sources_rtt_per_packet_and_any_other_per_sample(
     assert Scenario4().paper_flows({"flows": mixed})[PAPER_RTT].tolist() == [10.0, 2.0, 30.0]
 
 
+def _dks_scenario2_flows(policy: str, seed: int, extra: dict[str, str]) -> pd.DataFrame:
+    """The flows table of one run of DKS scenario 2 under ``policy`` as the reproduction sets it,
+    with the ``extra`` overrides on top."""
+    import aqmlab
+
+    experiment = EXPERIMENTS["dks-1989-scenario2"]
+    cond = {c.label: c for c in experiment.conditions()}[policy]
+    return aqmlab.run(experiment.scenario_path(cond), seed=seed, overrides={**cond.overrides, **extra}).flows
+
+
 def test_dks_counts_a_retransmission_per_timeout_or_fast_retransmit_not_per_packet_resent() -> None:
     # The paper's scenario 2 JK/FCFS FTPs drop 80 packets yet retransmit 57: its row counts
     # episodes (`with_paper_retx`). A JK timeout goes back over every packet outstanding, so
     # under FQ's push-out, which often takes two packets of a window, the episodes are fewer
     # than the packets resent and than the drops; the generic resends the packet timed out
     # alone, so for it the two counts agree. 300 s of scenario 2, seed 1.
-    import aqmlab
     from aqmlab.reproduce.dks.common import PAPER_RETX
-    from aqmlab.reproduce.dks.scenario2 import Scenario2
 
-    experiment = Scenario2()
-    runs = []
-    for cond in experiment.conditions():
-        if cond.label in ("G/FQ", "JK/FQ"):
-            overrides = {**cond.overrides, "simulation.duration": "300s", "simulation.warmup": "100s"}
-            flows = aqmlab.run(experiment.scenario_path(cond), seed=1, overrides=overrides).flows
-            runs.append(flows.assign(condition=cond.label))
-    flows = experiment.paper_flows({"flows": pd.concat(runs, ignore_index=True)})
+    short = {"simulation.duration": "300s", "simulation.warmup": "100s"}
+    runs = [_dks_scenario2_flows(p, 1, short).assign(condition=p) for p in ("G/FQ", "JK/FQ")]
+    flows = EXPERIMENTS["dks-1989-scenario2"].paper_flows({"flows": pd.concat(runs, ignore_index=True)})
     ftp = flows[flows["name"].str.startswith("ftp")]
     generic, jk = ftp[ftp["condition"] == "G/FQ"], ftp[ftp["condition"] == "JK/FQ"]
     assert (generic[PAPER_RETX] == generic["retransmits"]).all() and generic["retransmits"].min() > 20
@@ -326,16 +329,11 @@ def test_fqbit_sharing_the_buffer_among_every_conversation_holds_decbit_windows_
     # Scenario 2 under DEC/FQbit: buffer 15 among 8 conversations, alpha 1/2, so a lone packet
     # (1 > 15/8 x 1/2) carries the bit and no DECbit window grows beyond 1. Six FTPs with one packet
     # each in a 7 packet/s line: RTT 6/7 s, and each FTP's RTT times its rate is one packet (Little's law).
-    import aqmlab
     from aqmlab.reproduce.dks.common import REDUCED
 
-    proper = EXPERIMENTS["dks-1989-scenario2"]
-    condition = {c.label: c for c in proper.conditions()}["DEC/FQbit"]
-    fqbit, scenario = condition.overrides, proper.scenario_path(condition)
     outstanding = {}
     for share in ("known", "active"):
-        ov = {**fqbit, **REDUCED, "link.gateway.queue.share": share}
-        flows = aqmlab.run(scenario, seed=1, overrides=ov).flows
+        flows = _dks_scenario2_flows("DEC/FQbit", 1, {**REDUCED, "link.gateway.queue.share": share})
         ftps = flows[flows["name"].str.startswith("ftp")]
         rate = ftps["goodput_bytes"] / 1000 / 200.0  # packets per second over the measured 200 s
         outstanding[share] = (ftps["mean_rtt_s"] * rate).tolist()
@@ -355,17 +353,8 @@ def test_dks_propagation_delay_moves_the_fq_telnets_rtt_and_not_the_dec_dec_ftps
     # host link. A Telnet's mean over its ~100 packets varies by about 4 ms from run to run
     # (the residual service, up to 143 ms), so its shift is averaged over two Telnets and three
     # seeds: 20 ms within three standard errors.
-    import aqmlab
-    from aqmlab.reproduce.dks.scenario2 import Scenario2
-
-    experiment = Scenario2()
-    conditions = {c.label: c for c in experiment.conditions()}
-
     def rtts(label: str, delay: str, seed: int) -> pd.Series:
-        cond = conditions[label]
-        overrides = {**cond.overrides, "link.s{i}->g.delay": delay}
-        flows = aqmlab.run(experiment.scenario_path(cond), seed=seed, overrides=overrides).flows
-        return flows.set_index("name")["mean_rtt_s"]
+        return _dks_scenario2_flows(label, seed, {"link.s{i}->g.delay": delay}).set_index("name")["mean_rtt_s"]
 
     cycle = 6 / 7
     for delay in ("0ms", "10ms"):
@@ -385,16 +374,8 @@ def test_dks_slow_host_links_end_the_fcfs_holders_immunity() -> None:
     # three winners and JK/FCFS locks three cap holders in (seeds 1 and 3); with the long one
     # other sources' packets take the freed slots, so G/FCFS has no three winners and the
     # JK/FCFS FTPs share.
-    import aqmlab
-    from aqmlab.reproduce.dks.scenario2 import Scenario2
-
-    experiment = Scenario2()
-    conditions = {c.label: c for c in experiment.conditions()}
-
     def ftp_packets(label: str, rate: str, seed: int) -> list[int]:
-        cond = conditions[label]
-        overrides = {**cond.overrides, "link.s{i}->g.rate": rate}
-        flows = aqmlab.run(experiment.scenario_path(cond), seed=seed, overrides=overrides).flows
+        flows = _dks_scenario2_flows(label, seed, {"link.s{i}->g.rate": rate})
         ftps = flows[flows["name"].str.startswith("ftp")]
         return sorted(ftps["delivered_pkts"].astype(int).tolist(), reverse=True)
 
@@ -414,17 +395,10 @@ def test_dks_fq_ties_against_the_smaller_id_order_the_jk_fq_losses_by_source() -
     # equally long conversations are common in scenario 2, so the tie rule orders the JK/FQ
     # FTPs' losses by their conversation ids (source 1 smallest), as the paper's column is ordered
     # (drops 80, 78, 48, 61, 57, 54); with random ties no source is favoured.
-    import aqmlab
-    from aqmlab.reproduce.dks.scenario2 import Scenario2
-
-    experiment = Scenario2()
-    cond = {c.label: c for c in experiment.conditions()}["JK/FQ"]
-
     def drops(ties: str) -> list[float]:
         total = [0.0] * 6
         for seed in (1, 2, 3):
-            overrides = {**cond.overrides, "link.gateway.queue.pushout_ties": ties}
-            flows = aqmlab.run(experiment.scenario_path(cond), seed=seed, overrides=overrides).flows
+            flows = _dks_scenario2_flows("JK/FQ", seed, {"link.gateway.queue.pushout_ties": ties})
             by_name = flows.set_index("name")["dropped_pkts"]
             total = [t + by_name[f"ftp{i + 1}"] / 3 for i, t in enumerate(total)]
         return total
