@@ -49,8 +49,10 @@
 //!   (the arrival goes only when nothing is left to push out). "Longest" is measured in packets, or in bytes
 //!   when the limit is in bytes (then pushing out repeats until the arrival fits). Ties:
 //!   `pushout_ties` = "random" (default: uniform among the tied, from the link's stream),
-//!   "larger_id" (the larger conversation id loses its packet) or "smaller_id" (the smaller
-//!   one loses: a scan in id order keeping the first strictly longest). Equally long queues are
+//!   "larger_id" (the larger conversation id loses its packet), "smaller_id" (the smaller
+//!   one loses: a scan in id order keeping the first strictly longest) or "arrival" (with the
+//!   arrival counted, its own conversation loses whenever it is among the longest, so the
+//!   arrival is dropped; other ties are drawn uniformly). Equally long queues are
 //!   common among overloaded conversations, and a fixed order biases their bandwidth: three
 //!   500 kbps CBR flows whose max-min share is 233.3 kbps got 236/236/228 kbps with
 //!   "larger_id" (the largest id lost every tie); with "random", over six seeds, every one
@@ -217,6 +219,10 @@ choice_enum! {
         SmallerId = "smaller_id",
         /// Uniformly among the tied conversations.
         Random = "random",
+        /// The arrival's own conversation, when it is among the longest (counting the arrival):
+        /// the arrival is dropped, as code that first asks "is the arriving conversation the
+        /// longest?" does; among other tied conversations, uniformly.
+        Arrival = "arrival",
     }
 }
 
@@ -321,6 +327,7 @@ pub fn pushout_pick(
                     best = Some((pos, m, w, id));
                 }
             }
+            // Random, and Arrival among conversations other than the arrival's (decided by the caller).
             (std::cmp::Ordering::Equal, _) => {
                 tied += 1;
                 if rng.below(tied) == 0 {
@@ -580,6 +587,17 @@ impl Fq {
             };
             let candidates =
                 self.convs.iter().enumerate().filter(|(i, conv)| (counted && *i == c) || !conv.queue.is_empty());
+            if counted && self.p.pushout_ties == PushoutTies::Arrival {
+                let own = measure(&self.convs[c], c) as u128;
+                let arrival_is_longest = candidates.clone().all(|(i, conv)| {
+                    // Space per unit of weight, compared exactly: own / w_c >= m / w_i.
+                    own * conv.weight as u128 >= measure(conv, i) as u128 * self.convs[c].weight as u128
+                });
+                if arrival_is_longest {
+                    self.counters.arrivals_pushed += 1;
+                    return (Verdict::Dropped(DropReason::Pushout), c);
+                }
+            }
             // Admitted, with nothing left to push out (an arrival larger than the whole limit):
             // the arrival goes.
             let Some(pos) = pushout_pick(
@@ -877,6 +895,32 @@ mod tests {
         // Two tied conversations, 200 trials: each loses about 100 times (binomial sd 7).
         assert_eq!(losers.len(), 2);
         assert!(losers.values().all(|&n| (65..=135).contains(&n)), "{losers:?}");
+    }
+
+    #[test]
+    fn arrival_ties_drop_the_arrival_whenever_its_conversation_is_among_the_longest() {
+        let p = Params { pushout_ties: PushoutTies::Arrival, ..params(Limit::Packets(6)) };
+        for seed in 0..50 {
+            let mut h = Harness::new(Fq::new(&p, &gigabit(8)), seed);
+            for flow in [1, 1, 1, 2, 2, 3] {
+                h.offer(flow, 100);
+            }
+            // Flow 2 arrives: counted, it holds 3 and ties with flow 1; under random ties flow 1
+            // would lose half the time, here the arrival goes, whatever the seed.
+            assert_eq!(h.offer(2, 100), Verdict::Dropped(DropReason::Pushout));
+            // Flow 3 arrives (2 with it): flow 1 alone is the longest and loses its last packet.
+            assert_eq!(h.offer(3, 100), Verdict::Enqueued);
+            assert_eq!(h.dropped.last(), Some(&(1, DropReason::Pushout)));
+        }
+        // The weighted measure decides "among the longest" too: flow 2 of weight 2 with 4 packets
+        // counted holds 2 per unit of weight, no more than flow 1's 3, so flow 1 loses.
+        let w = Params { pushout_ties: PushoutTies::Arrival, weights: Weights(vec![1, 1, 2]), ..params(Limit::Packets(6)) };
+        let mut h = Harness::new(Fq::new(&w, &gigabit(8)), 1);
+        for flow in [1, 1, 1, 2, 2, 2] {
+            h.offer(flow, 100);
+        }
+        assert_eq!(h.offer(2, 100), Verdict::Enqueued);
+        assert_eq!(h.dropped.last(), Some(&(1, DropReason::Pushout)));
     }
 
     #[test]
