@@ -1,16 +1,23 @@
-"""Which JK models, under DKS scenario 2's stated window cap of 5, give the paper's JK/FCFS row?
+"""Which JK models, under DKS scenario 2's stated window cap of 5, give the paper's JK rows?
 
 The paper's six JK/FCFS FTPs share the line (582-585 packets each) while both Telnets are shut
-out (3 and 0 packets). aqmlab's JK locks three FTPs in instead. This diagnostic draws JK models at
-random, each of aqmlab's Tahoe keys from its readings (4.3BSD-Tahoe's, RFC 6298's, ns-2's and the
-others the docs discuss), applies each to every JK flow of the JK/FCFS condition (the Telnets'
-treatment of a full window too), runs it on several seeds and counts the runs that have the
-paper's row: the FTPs sharing (Jain's index at least 0.95) and each Telnet at most 20 packets.
-Nothing here changes a reproduction; docs/reproductions.md quotes its summary.
+out (3 and 0 packets); aqmlab's JK locks three FTPs in instead. Its JK/FQ FTPs retransmit at least
+as often as they lose (60-83 retransmissions, 48-80 drops, round trips of 1.75-2.20 s); aqmlab's
+lose more than they retransmit. This diagnostic draws JK models at random, each of aqmlab's Tahoe
+keys from its readings (4.3BSD-Tahoe's, RFC 6298's, ns-2's and the others the docs discuss),
+applies each to every JK flow of the condition (the Telnets' treatment of a full window too, and
+under JK/FQ push-out's open choices at the gateway), runs it on several seeds and counts the runs
+that have the paper's row:
+- JK/FCFS: the FTPs sharing (Jain's index at least 0.95) and each Telnet at most 20 packets;
+- JK/FQ: the FTPs sharing, with per FTP on average at least as many retransmissions (timeouts
+  and fast retransmits) as drops, 60-83 retransmissions, 48-80 drops and a round trip (the
+  sender's samples) of 1.75-2.20 s: the ranges of the paper's six.
+Nothing here changes a reproduction; docs/reproductions.md quotes its summaries.
 
     python docs/dks_jk_model_search.py --models 4000 --seeds 5 --workers 2 --out jk_models.jsonl
 
-`--uncapped` lifts the FTPs' cap (max_window = 64) for a contrast; the paper states the cap.
+`--policy JK/FQ` searches the FQ column; `--uncapped` lifts the FTPs' cap (max_window = 64) for a
+contrast (the paper states the cap).
 """
 
 from __future__ import annotations
@@ -45,14 +52,25 @@ READINGS: dict[str, list[str | None]] = {
 }
 #: Keys of the Telnets alone.
 TELNET_READINGS: dict[str, list[str | None]] = {"on_full_window": ["queue", "skip", "hold_one"]}
-#: The paper's row, run by run.
+#: Keys of the FQ gateway (drawn for the JK/FQ search only): push-out's open choices.
+FQ_READINGS: dict[str, list[str | None]] = {
+    "pushout_ties": ["random", "smaller_id", "larger_id", "arrival"],
+    "pushout_arrival": ["counted", "admitted"],
+}
+#: The paper's rows, run by run.
 SHARING_JAIN = 0.95
 SHUT_OUT_PACKETS = 20
+FQ_RETRANSMISSIONS = (60, 83)
+FQ_DROPS = (48, 80)
+FQ_RTT_S = (1.75, 2.20)
+POLICIES = ("JK/FCFS", "JK/FQ")
 
 
-def draw(rng: random.Random) -> dict[str, str | None]:
+def draw(rng: random.Random, policy: str = "JK/FCFS") -> dict[str, str | None]:
     model = {k: rng.choice(v) for k, v in READINGS.items()}
     model.update({k: rng.choice(v) for k, v in TELNET_READINGS.items()})
+    if policy == "JK/FQ":
+        model.update({k: rng.choice(v) for k, v in FQ_READINGS.items()})
     if model["tick"] == "0s":
         model["tick_phase"] = None  # a phase means nothing without a tick
     return model
@@ -63,18 +81,21 @@ def overrides(base: dict[str, str], model: dict[str, str | None]) -> dict[str, s
     for key, value in model.items():
         if value is None:
             continue
+        if key in FQ_READINGS:
+            out[f"link.gateway.queue.{key}"] = value
+            continue
         flows = ("telnet{i}",) if key in TELNET_READINGS else ("ftp{i}", "telnet{i}")
         out.update({f"flow.{f}.{key}": value for f in flows})
     return out
 
 
-def run_model(job: tuple[dict[str, str | None], list[int], bool]) -> dict:
+def run_model(job: tuple[dict[str, str | None], list[int], bool, str]) -> dict:
     import aqmlab
     from aqmlab.reproduce.dks.scenario2 import Scenario2
 
-    model, seeds, uncapped = job
+    model, seeds, uncapped, policy = job
     experiment = Scenario2()
-    condition = {c.label: c for c in experiment.conditions()}["JK/FCFS"]
+    condition = {c.label: c for c in experiment.conditions()}[policy]
     base = dict(condition.overrides)
     if uncapped:
         base["flow.ftp{i}.max_window"] = "64"
@@ -86,38 +107,73 @@ def run_model(job: tuple[dict[str, str | None], list[int], bool]) -> dict:
         ftp = [float(flows.loc[f"ftp{i}", "delivered_pkts"]) for i in range(1, 7)]
         telnets = [int(flows.loc[f"telnet{i}", "delivered_pkts"]) for i in (7, 8)]
         jain = sum(ftp) ** 2 / (6 * sum(x * x for x in ftp)) if any(ftp) else 0.0
-        runs.append({"seed": seed, "jain": jain, "telnets": telnets, "ftp": sorted(int(x) for x in ftp)})
-    return {"model": model, "runs": runs}
+        ftps = [f"ftp{i}" for i in range(1, 7)]
+        rtts = [
+            float(flows.loc[f, "mean_rtt_s"]) for f in ftps if flows.loc[f, "mean_rtt_s"] == flows.loc[f, "mean_rtt_s"]
+        ]
+        runs.append(
+            {
+                "seed": seed,
+                "jain": jain,
+                "telnets": telnets,
+                "ftp": sorted(int(x) for x in ftp),
+                "retx": statistics.mean(int(flows.loc[f, "timeouts"] + flows.loc[f, "fast_retransmits"]) for f in ftps),
+                "drops": statistics.mean(int(flows.loc[f, "dropped_pkts"]) for f in ftps),
+                "rtt_s": statistics.mean(rtts) if rtts else None,
+            }
+        )
+    return {"model": model, "policy": policy, "runs": runs}
 
 
-def paper_row(run: dict) -> bool:
-    return run["jain"] >= SHARING_JAIN and max(run["telnets"]) <= SHUT_OUT_PACKETS
+def within(value: float | None, bounds: tuple[float, float]) -> bool:
+    return value is not None and bounds[0] <= value <= bounds[1]
+
+
+def paper_row(run: dict, policy: str = "JK/FCFS") -> bool:
+    if run["jain"] < SHARING_JAIN:
+        return False
+    if policy == "JK/FCFS":
+        return max(run["telnets"]) <= SHUT_OUT_PACKETS
+    return (
+        run["retx"] >= run["drops"]
+        and within(run["retx"], FQ_RETRANSMISSIONS)
+        and within(run["drops"], FQ_DROPS)
+        and within(run["rtt_s"], FQ_RTT_S)
+    )
 
 
 def summarise(results: list[dict]) -> str:
+    """A line per duplicate threshold; under JK/FCFS the sharing models' busier Telnet, under JK/FQ
+    their drops per retransmission (medians over the models)."""
+    policy = results[0].get("policy", "JK/FCFS")
     by_threshold: dict[str, list[dict]] = defaultdict(list)
     for r in results:
         by_threshold[str(r["model"]["dupack_threshold"])].append(r)
+
+    def hits(r: dict) -> int:
+        return sum(paper_row(x, policy) for x in r["runs"])
+
+    def telling(r: dict) -> float:
+        if policy == "JK/FCFS":
+            return statistics.mean(max(x["telnets"]) for x in r["runs"])
+        return statistics.mean(x["drops"] / max(x["retx"], 1) for x in r["runs"])
+
+    told = "their busier Telnet" if policy == "JK/FCFS" else "their drops per retransmission"
     header = (
-        "threshold | models | sharing on average | their busier Telnet (median) | runs with the paper's row "
+        f"{policy}: threshold | models | sharing on average | {told} (median) | runs with the paper's row "
         "| models with it in a majority of seeds"
     )
     lines = [header]
     for threshold, rs in sorted(by_threshold.items()):
         sharing = [r for r in rs if statistics.mean(x["jain"] for x in r["runs"]) >= SHARING_JAIN]
-        busier = [statistics.mean(max(x["telnets"]) for x in r["runs"]) for r in sharing]
-        hits = sum(paper_row(x) for r in rs for x in r["runs"])
         runs = sum(len(r["runs"]) for r in rs)
-        majority = sum(2 * sum(paper_row(x) for x in r["runs"]) > len(r["runs"]) for r in rs)
-        median = f"{statistics.median(busier):.0f}" if busier else "-"
-        lines.append(f"{threshold} | {len(rs)} | {len(sharing)} | {median} | {hits} of {runs} | {majority}")
-    best = max(
-        results,
-        key=lambda r: (sum(paper_row(x) for x in r["runs"]), -statistics.mean(max(x["telnets"]) for x in r["runs"])),
-    )
-    lines.append(
-        f"best: {sum(paper_row(x) for x in best['runs'])} of {len(best['runs'])} seeds, {json.dumps(best['model'])}"
-    )
+        majority = sum(2 * hits(r) > len(r["runs"]) for r in rs)
+        median = f"{statistics.median(telling(r) for r in sharing):.2f}" if sharing else "-"
+        lines.append(
+            f"{threshold} | {len(rs)} | {len(sharing)} | {median} | {sum(hits(r) for r in rs)} of {runs} | {majority}"
+        )
+    best = max(results, key=hits)
+    lines.append(f"best: {hits(best)} of {len(best['runs'])} seeds, {json.dumps(best['model'])}")
     return "\n".join(lines)
 
 
@@ -127,6 +183,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5, help="seeds per model, 1..N (default 5)")
     parser.add_argument("--draw-seed", type=int, default=1, help="seed of the models' draw (default 1)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--policy", choices=POLICIES, default="JK/FCFS", help="the column searched (default JK/FCFS)")
     parser.add_argument(
         "--uncapped", action="store_true", help="the FTPs' windows uncapped (max_window = 64), as a contrast"
     )
@@ -135,7 +192,9 @@ def main() -> None:
     if args.models < 1 or args.seeds < 1 or args.workers < 1:
         parser.error("--models, --seeds and --workers must be at least 1")
     rng = random.Random(args.draw_seed)
-    jobs = [(draw(rng), list(range(1, args.seeds + 1)), args.uncapped) for _ in range(args.models)]
+    jobs = [
+        (draw(rng, args.policy), list(range(1, args.seeds + 1)), args.uncapped, args.policy) for _ in range(args.models)
+    ]
     results = []
     with Pool(args.workers) as pool:
         for i, result in enumerate(pool.imap(run_model, jobs, chunksize=4), 1):

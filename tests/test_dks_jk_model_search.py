@@ -38,7 +38,7 @@ def test_a_drawn_model_sets_every_key_on_the_jk_flows_and_the_telnet_keys_on_the
 def test_the_search_separates_the_lock_in_from_the_papers_row(search) -> None:
     """Seed 1: the reproduction proper's JK (no key changed) locks FTPs in under the cap, while the
     docs' best uncapped model (first duplicate, Telnets without backlog) gives the paper's whole row."""
-    proper = search.run_model(({}, [1], False))["runs"][0]
+    proper = search.run_model(({}, [1], False, "JK/FCFS"))["runs"][0]
     assert proper["jain"] < 0.9 and max(proper["ftp"]) > 1000, proper
     assert not search.paper_row(proper)
     best = {
@@ -55,7 +55,16 @@ def test_the_search_separates_the_lock_in_from_the_papers_row(search) -> None:
         "after_fast_retransmit": "resume",
         "on_full_window": "skip",
     }
-    uncapped = search.run_model((best, [1], True))["runs"][0]
+    uncapped = search.run_model((best, [1], True, "JK/FCFS"))["runs"][0]
     assert search.paper_row(uncapped), uncapped
     summary = search.summarise([{"model": {"dupack_threshold": "3"}, "runs": [proper]}])
     assert "0 of 1" in summary
+
+
+def test_under_fq_the_propers_jk_loses_more_packets_than_it_retransmits(search) -> None:
+    """The JK/FQ search's criterion, on the reproduction proper's JK (seed 1): the FTPs share, but lose
+    more packets than they retransmit, where the paper's six retransmit at least as often."""
+    run = search.run_model(({}, [1], False, "JK/FQ"))["runs"][0]
+    assert run["jain"] > 0.99 and run["drops"] > run["retx"], run
+    assert not search.paper_row(run, "JK/FQ")
+    assert search.paper_row({**run, "drops": 60.0, "retx": 70.0, "rtt_s": 1.9}, "JK/FQ")
