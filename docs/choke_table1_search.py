@@ -1,0 +1,163 @@
+"""Which open details of CHOKe's Table I set-up give the paper's UDP numbers on both congested links?
+
+The paper's UDP flow keeps 740 kbps of R2-R3's 2 Mbps and loses 55% of what reaches R3-R4;
+aqmlab, with ns-2's 1998 TCP timers and RED's defaults, keeps 627 kbps and loses 55.4%. This
+diagnostic draws models at random, each open detail from its readings (the TCP flavour and
+timers, delayed ACKs, RED's w_q, max_p, wait and gentle, CHOKe's readings, the start spread),
+runs each on several seeds and counts those whose UDP flow is within 10% of the paper on both
+links. Nothing here changes a reproduction; docs/reproductions.md quotes its summary.
+
+    python docs/choke_table1_search.py --models 3000 --seeds 3 --workers 2 --out choke_models.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+from multiprocessing import Pool
+from pathlib import Path
+
+SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "papers" / "choke-2000" / "table1.toml"
+CHOKE_LINKS = ("r1->r2", "r2->r3", "r3->r4", "r4->r5")
+#: Seconds measured (the scenario's 100 s from 20 s).
+WINDOW_S = 80.0
+#: Each open detail's readings; every model draws one value per key. "timer" stands for three keys:
+#: ns-2's (100 ms ticks), 4.3BSD's (500 ms ticks) or exact timers.
+TCP_READINGS: dict[str, list[str]] = {
+    "cc": ["reno", "tahoe", "newreno"],
+    "timer": ["ns2", "bsd", "exact"],
+    "min_rto": ["0s", "200ms", "1s"],
+    "delayed_ack": ["false", "true"],
+    "initial_rto": ["3s", "6s"],
+    "rtt_timing": ["one_at_a_time", "every_ack"],
+    "clear_srtt_after_backoffs": ["0", "4"],
+    "tick_phase": ["random", "aligned"],
+    "start_jitter": ["1s", "0s", "5s"],
+}
+QUEUE_READINGS: dict[str, list[str]] = {
+    "w_q": ["0.002", "0.001", "0.02"],
+    "max_p": ["0.1", "0.02", "0.05", "0.2"],
+    "wait": ["true", "false"],
+    "gentle": ["false", "true"],
+    "forced_compare": ["always", "queue_above_max_th", "never"],
+    "drop_bit": ["false", "true"],
+    "replacement": ["true", "false"],
+    "match_resets_count": ["true", "false"],
+}
+#: The paper's UDP numbers and the verdicts' tolerance.
+PAPER_KBPS_R2_R3 = 740.311
+PAPER_LOSS_R3_R4 = 0.55
+TOLERANCE = 0.10
+
+
+def draw(rng: random.Random) -> dict[str, str]:
+    model = {f"tcp.{k}": rng.choice(v) for k, v in TCP_READINGS.items()}
+    model.update({f"queue.{k}": rng.choice(v) for k, v in QUEUE_READINGS.items()})
+    return model
+
+
+def overrides(model: dict[str, str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    timer = model["tcp.timer"]
+    for name, value in model.items():
+        kind, key = name.split(".", 1)
+        if kind == "queue":
+            out.update({f"link.{link}.queue.{key}": value for link in CHOKE_LINKS})
+        elif key == "timer":
+            out["flow.tcp{i}.tick_model"] = "ns2" if timer == "ns2" else "bsd"
+            out["flow.tcp{i}.tick"] = {"ns2": "100ms", "bsd": "500ms", "exact": "0s"}[timer]
+        elif key == "tick_phase" and timer == "exact":
+            continue
+        elif key == "start_jitter":
+            out["flow.tcp{i}.start_jitter"] = value
+            out["flow.udp.start_jitter"] = value
+        else:
+            out[f"flow.tcp{{i}}.{key}"] = value
+    return out
+
+
+def run_model(job: tuple[dict[str, str], list[int]]) -> dict:
+    import aqmlab
+
+    model, seeds = job
+    runs = []
+    for seed in seeds:
+        lf = aqmlab.run(SCENARIO, seed=seed, overrides=overrides(model)).link_flows
+        udp = lf[lf["flow"] == "udp"].set_index("link")
+        first, second = udp.loc["r2->r3"], udp.loc["r3->r4"]
+        runs.append(
+            {
+                "seed": seed,
+                "kbps_r2_r3": float(first["departures"]) * 8 / WINDOW_S,
+                "loss_r3_r4": float(second["drops"]) / max(float(second["arrivals"]), 1.0),
+            }
+        )
+    return {"model": model, "runs": runs}
+
+
+def within(value: float, paper: float) -> bool:
+    return abs(value - paper) <= TOLERANCE * paper
+
+
+def both_links(result: dict) -> bool:
+    """The seeds' means within 10% of the paper on both links."""
+    kbps = statistics.mean(r["kbps_r2_r3"] for r in result["runs"])
+    loss = statistics.mean(r["loss_r3_r4"] for r in result["runs"])
+    return within(kbps, PAPER_KBPS_R2_R3) and within(loss, PAPER_LOSS_R3_R4)
+
+
+def ns2_1998(model: dict[str, str]) -> bool:
+    """ns-2's 1998 TCP timers (100 ms ticks, no floor beyond two, no delayed ACKs) and RED defaults."""
+    return (
+        model["tcp.timer"] == "ns2"
+        and model["tcp.min_rto"] in ("0s", "200ms")
+        and model["tcp.delayed_ack"] == "false"
+        and (model["queue.w_q"], model["queue.max_p"], model["queue.wait"], model["queue.gentle"])
+        == ("0.002", "0.1", "true", "false")
+    )
+
+
+def summarise(results: list[dict]) -> str:
+    hits = [r for r in results if both_links(r)]
+    lines = [f"{len(hits)} of {len(results)} models within 10% of the paper on both links"]
+    defaults = [r for r in results if ns2_1998(r["model"])]
+    lines.append(f"with ns-2's 1998 timers and RED defaults: {sum(map(both_links, defaults))} of {len(defaults)}")
+    for key in [*(f"tcp.{k}" for k in TCP_READINGS), *(f"queue.{k}" for k in QUEUE_READINGS)]:
+        drawn: dict[str, int] = {}
+        hit: dict[str, int] = {}
+        for r in results:
+            value = r["model"][key]
+            drawn[value] = drawn.get(value, 0) + 1
+            hit[value] = hit.get(value, 0) + both_links(r)
+        lines.append(f"  {key}: " + ", ".join(f"{v} {hit[v]}/{drawn[v]}" for v in sorted(drawn)))
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", type=int, default=3000, help="models to draw (default 3000)")
+    parser.add_argument("--seeds", type=int, default=3, help="seeds per model, 1..N (default 3)")
+    parser.add_argument("--draw-seed", type=int, default=3, help="seed of the models' draw (default 3)")
+    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--out", type=Path, help="write every model and its runs here (JSON lines)")
+    args = parser.parse_args()
+    if args.models < 1 or args.seeds < 1 or args.workers < 1:
+        parser.error("--models, --seeds and --workers must be at least 1")
+    rng = random.Random(args.draw_seed)
+    jobs = [(draw(rng), list(range(1, args.seeds + 1))) for _ in range(args.models)]
+    results = []
+    with Pool(args.workers) as pool:
+        for i, result in enumerate(pool.imap(run_model, jobs, chunksize=2), 1):
+            results.append(result)
+            if i % 200 == 0 or i == len(jobs):
+                print(f"{i} of {len(jobs)} models", file=sys.stderr, flush=True)
+    if args.out:
+        args.out.write_text("".join(json.dumps(r) + "\n" for r in results))
+    print(summarise(results))
+
+
+if __name__ == "__main__":
+    main()
