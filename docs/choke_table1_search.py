@@ -1,13 +1,17 @@
-"""Which open details of CHOKe's Table I set-up give the paper's UDP numbers on both congested links?
+"""Which open details of CHOKe's set-up give the paper's UDP numbers of Table I, or of Fig. 5?
 
-The paper's UDP flow keeps 740 kbps of R2-R3's 2 Mbps and loses 55% of what reaches R3-R4;
-aqmlab, with ns-2's 1998 TCP timers and RED's defaults, keeps 627 kbps and loses 55.4%. This
-diagnostic draws models at random, each open detail from its readings (the TCP flavour and
-timers, delayed ACKs, RED's w_q, max_p, wait and gentle, CHOKe's readings, the start spread),
-runs each on several seeds and counts those whose UDP flow is within 10% of the paper on both
-links. Nothing here changes a reproduction; docs/reproductions.md quotes its summary.
+Table I: the paper's UDP flow keeps 740 kbps of R2-R3's 2 Mbps and loses 55% of what reaches
+R3-R4; aqmlab, with ns-2's 1998 TCP timers and RED's defaults, keeps 627 kbps and loses 55.4%.
+Fig. 5: the paper's UDP flow keeps 228 and 170 kbps of the 1 Mbps bottleneck when it sends at 3
+and 10 Mbps; aqmlab's keeps 176 and 18. This diagnostic draws models at random, each open detail
+from its readings (the TCP flavour and timers, delayed ACKs, RED's w_q, max_p, wait and gentle,
+CHOKe's readings, the start spread), runs each on several seeds and counts those whose UDP flow
+is within 10% of the paper: on both of Table I's links, or at both of Fig. 5's rates (and for
+those, Fig. 6's measure at 10 Mbps: the UDP flow's share of the buffer, the paper's half).
+Nothing here changes a reproduction; docs/reproductions.md quotes its summaries.
 
     python docs/choke_table1_search.py --models 3000 --seeds 3 --workers 2 --out choke_models.jsonl
+    python docs/choke_table1_search.py --figure 5 --models 3000 --seeds 2 --draw-seed 2
 """
 
 from __future__ import annotations
@@ -20,7 +24,12 @@ import sys
 from multiprocessing import Pool
 from pathlib import Path
 
-SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "papers" / "choke-2000" / "table1.toml"
+PAPERS = Path(__file__).resolve().parents[1] / "scenarios" / "papers" / "choke-2000"
+SCENARIO = PAPERS / "table1.toml"
+FIG5 = PAPERS / "fig5.toml"
+FIG6 = PAPERS / "fig6.toml"
+#: Fig. 5's rates searched and the paper's UDP goodput at each, kbps.
+FIG5_GOODPUT_KBPS = {"3000kbps": 228.0, "10000kbps": 170.0}
 CHOKE_LINKS = ("r1->r2", "r2->r3", "r3->r4", "r4->r5")
 #: Seconds measured (the scenario's 100 s from 20 s).
 WINDOW_S = 80.0
@@ -77,6 +86,70 @@ def overrides(model: dict[str, str]) -> dict[str, str]:
         else:
             out[f"flow.tcp{{i}}.{key}"] = value
     return out
+
+
+def bottleneck_overrides(model: dict[str, str]) -> dict[str, str]:
+    """The model on Figs. 5 and 6's set-up: its one CHOKe queue is the link named bottleneck."""
+    out = {}
+    for key, value in overrides(model).items():
+        if key.startswith(f"link.{CHOKE_LINKS[0]}.queue."):
+            out["link.bottleneck.queue." + key.split(".queue.", 1)[1]] = value
+        elif not key.startswith("link."):
+            out[key] = value
+    return out
+
+
+def udp_buffer_share(model: dict[str, str], seed: int) -> float:
+    """Fig. 6's measure at 10 Mbps: the UDP flow's packets in the bottleneck's buffer over all
+    flows', time-averaged over the measured window."""
+    import aqmlab
+
+    result = aqmlab.run(FIG6, seed=seed, overrides={**bottleneck_overrides(model), "flow.udp.rate": "10000kbps"})
+    series = result.series["link:bottleneck"]
+    measured = series[series[series.columns[0]] >= 20.0]
+    queued = [c for c in measured.columns if c.startswith("queued:")]
+    return float(measured["queued:udp"].mean()) / float(sum(measured[c].mean() for c in queued))
+
+
+def run_fig5_model(job: tuple[dict[str, str], list[int]]) -> dict:
+    import aqmlab
+
+    model, seeds = job
+    runs = []
+    for seed in seeds:
+        run: dict = {"seed": seed}
+        for rate in FIG5_GOODPUT_KBPS:
+            lf = aqmlab.run(
+                FIG5, seed=seed, overrides={**bottleneck_overrides(model), "flow.udp.rate": rate}
+            ).link_flows
+            udp = lf[(lf["flow"] == "udp") & (lf["link"] == "bottleneck")].iloc[0]
+            run[rate] = float(udp["departures"]) * 8 / WINDOW_S
+        runs.append(run)
+    result = {"model": model, "runs": runs}
+    if fig5_goodputs(result):
+        result["udp_buffer_share_10mbps"] = statistics.mean(udp_buffer_share(model, s) for s in seeds)
+    return result
+
+
+def fig5_goodputs(result: dict) -> bool:
+    """The seeds' mean goodputs within 10% of the paper at both rates."""
+    return all(
+        within(statistics.mean(r[rate] for r in result["runs"]), paper) for rate, paper in FIG5_GOODPUT_KBPS.items()
+    )
+
+
+def summarise_fig5(results: list[dict]) -> str:
+    hits = [r for r in results if fig5_goodputs(r)]
+    lines = [f"{len(hits)} of {len(results)} models within 10% of Fig. 5's goodput at 3 and 10 Mbps"]
+    for bit in ("true", "false"):
+        shares = [r["udp_buffer_share_10mbps"] for r in hits if r["model"]["queue.drop_bit"] == bit]
+        if shares:
+            lines.append(
+                f"  drop bit {bit}: {len(shares)} models, the UDP share of the buffer at 10 Mbps "
+                f"{min(shares):.3f}-{max(shares):.3f} (median {statistics.median(shares):.3f})"
+            )
+    lines += [f"  {json.dumps(r['model'])}" for r in hits if r["model"]["queue.drop_bit"] == "false"]
+    return "\n".join(lines)
 
 
 def run_model(job: tuple[dict[str, str], list[int]]) -> dict:
@@ -138,6 +211,7 @@ def summarise(results: list[dict]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--figure", choices=("table1", "5"), default="table1", help="what to search (default table1)")
     parser.add_argument("--models", type=int, default=3000, help="models to draw (default 3000)")
     parser.add_argument("--seeds", type=int, default=3, help="seeds per model, 1..N (default 3)")
     parser.add_argument("--draw-seed", type=int, default=3, help="seed of the models' draw (default 3)")
@@ -150,13 +224,14 @@ def main() -> None:
     jobs = [(draw(rng), list(range(1, args.seeds + 1))) for _ in range(args.models)]
     results = []
     with Pool(args.workers) as pool:
-        for i, result in enumerate(pool.imap(run_model, jobs, chunksize=2), 1):
+        work = run_fig5_model if args.figure == "5" else run_model
+        for i, result in enumerate(pool.imap(work, jobs, chunksize=2), 1):
             results.append(result)
             if i % 200 == 0 or i == len(jobs):
                 print(f"{i} of {len(jobs)} models", file=sys.stderr, flush=True)
     if args.out:
         args.out.write_text("".join(json.dumps(r) + "\n" for r in results))
-    print(summarise(results))
+    print(summarise_fig5(results) if args.figure == "5" else summarise(results))
 
 
 if __name__ == "__main__":

@@ -63,3 +63,25 @@ def test_the_reproductions_own_choices_give_the_scenarios_own_run(search) -> Non
     udp = lf[(lf["flow"] == "udp") & (lf["link"] == "r2->r3")].iloc[0]
     assert result["runs"][0]["kbps_r2_r3"] == pytest.approx(float(udp["departures"]) * 8 / 80)
     assert not search.both_links(result)
+
+
+def test_the_fig5_search_runs_the_reproductions_own_fig5_and_misses_its_goodput_at_10_mbps(search) -> None:
+    out = search.bottleneck_overrides(AS_REPRODUCED)
+    assert out["link.bottleneck.queue.w_q"] == "0.002" and not any(k.startswith("link.r") for k in out)
+    result = search.run_fig5_model((AS_REPRODUCED, [1]))
+    for rate, kbps in result["runs"][0].items():
+        if rate == "seed":
+            continue
+        lf = aqmlab.run(search.FIG5, seed=1, overrides={"flow.udp.rate": rate}).link_flows
+        udp = lf[(lf["flow"] == "udp") & (lf["link"] == "bottleneck")].iloc[0]
+        assert kbps == pytest.approx(float(udp["departures"]) * 8 / 80), rate
+    assert result["runs"][0]["10000kbps"] < 0.5 * search.FIG5_GOODPUT_KBPS["10000kbps"]
+    assert not search.fig5_goodputs(result) and "udp_buffer_share_10mbps" not in result
+
+
+def test_fig6s_measure_in_the_search_tells_the_drop_bit_apart(search) -> None:
+    """Fig. 6's UDP share of the buffer at 10 Mbps, as the search measures it: about 0.45 with
+    the reproduction's choices (the paper's half), about 0.7 with the drop bit (seed 1)."""
+    plain = search.udp_buffer_share(AS_REPRODUCED, 1)
+    marked = search.udp_buffer_share({**AS_REPRODUCED, "queue.drop_bit": "true"}, 1)
+    assert 0.38 < plain < 0.52 and marked > 0.62, (plain, marked)

@@ -424,7 +424,10 @@ GOODPUT_WHY = (
     "here; compared only while the queue itself holds more than max_th packets the goodput is 76, 212, 250, 214 and "
     "41 kbps (choke-2000-fig5-forced-queue), never compared there 77, 223, 278, 252 and 111 (choke-2000-fig5-forced-"
     "never): the paper's 259 and 228 kbps lie between those two readings (its 'about 280' at their edge) and its 170 "
-    "at 10 Mbps beyond both, while Table I's UDP flow stays near 620 kbps under either (checked: 618 and 629)"
+    "at 10 Mbps beyond both, while Table I's UDP flow stays near 620 kbps under either (checked: 618 and 629). "
+    "A search of 3,000 models of the open details (docs/choke_table1_search.py --figure 5, 2 seeds) finds 100 "
+    "within 10% of the paper at both 3 and 10 Mbps: 98 with the drop bit, whose UDP flow then holds 0.67-0.75 of "
+    "the buffer at 10 Mbps, and 2 that never compare above max_th, the reading Sec. II-A rules out"
 )
 
 
