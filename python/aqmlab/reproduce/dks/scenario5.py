@@ -135,7 +135,11 @@ _SELECTIVE = (
     "rules: the approximation treats the long path nearly fairly (5 seeds: long path 1404-1506, short paths "
     "1976-2083; 1514-1544 and 1936-1964 with the source's window truncated, dks-1989-scenario5-truncated-window), "
     "the non-selective gateway (bits for every conversation, `selective = false`, diagnostic runs) starves it (long "
-    "path 435-446, short paths 3033-3042; 414-474 and 3001-3053 truncated); the RTTs follow the windows"
+    "path 435-446, short paths 3033-3042; 414-474 and 3001-3053 truncated); the RTTs follow the windows. A search of "
+    "3,000 models over both readings, their constants, the source's open details and 0-100 ms of host-link delay "
+    "(docs/dks_decbit_search.py) finds none within 10% of all eight of the paper's throughputs and RTTs: its "
+    "throughputs come only with the non-selective gateway (short paths' RTT then 0.20-0.32 s against 0.62), its "
+    "RTTs only with the selective one and 20-100 ms of delay (long path then 1258-1752 packets against 783)"
 )
 _IDLE_BOUND = (
     "the paper's 9% idle line cannot happen in the network as stated (zero propagation, 10 Mbps host links), which "
