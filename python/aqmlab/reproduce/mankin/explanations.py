@@ -30,7 +30,9 @@ LOCKOUT = (
 )
 LR_DROP_WHY = (
     "the paper's LR percentages count a handful of drops among 12-161 packets (chance spread, a consistent row: two "
-    "binomial standard errors of its own count). Beyond that: " + LOCKOUT + "; and " + PHASE
+    "binomial standard errors of its own count). Beyond that: " + LOCKOUT + "; and " + PHASE + ". Nor is it the "
+    "hosts' timers: over 300 models of them drawn at random (docs/mankin_timer_search.py, 5 seeds each) Exp. I's LR "
+    "drop rows differ in 266 of 300; Exp. III's differ in only 49, consistent in most"
 )
 SR_DROP_WHY = (
     "the SR group's drop rate is its drops over its arrivals. Under drop-tail it is lower than with RDCR (2.5-3.6% "
@@ -93,7 +95,9 @@ DELAY_SD_WHY = (
     "jitter, 0.85 as before, against 1.20; in Exp. II at GW3 SR's and LR's are 1.01 and 0.68 s here, 0.83 and "
     "0.36 s exact, 1.42 and 1.53 s with the jitter, against the paper's 1.08 and 1.06. Under drop-tail in Exps. II "
     "and III LR passes 11-17 packets in the 360 s (15 and 24 B/s here, the paper's 30 and 17), and the standard deviation of so few waits is itself "
-    "uncertain by a quarter or more. No qualitative claim of the paper rests on these spreads"
+    "uncertain by a quarter or more. No qualitative claim of the paper rests on these spreads. Over 300 models of "
+    "the hosts' timers drawn at random (docs/mankin_timer_search.py, 5 seeds each) LR's drop-tail spreads at Exp. "
+    "III's GW3 and GW4 differ in 269 and 266, and at Exp. II's GW3 in 252: no timer reading gives them"
 )
 DELAY_SD_WHY_ON = (
     "with RDCR on, the spread of the waiting time hardly moves with the timing: the SR connections' spreads in "
