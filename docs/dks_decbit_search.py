@@ -16,13 +16,10 @@ quotes its summary.
 
 from __future__ import annotations
 
-import argparse
-import json
 import random
 import statistics
-import sys
-from multiprocessing import Pool
-from pathlib import Path
+
+from aqmlab.reproduce import search
 
 GATEWAY_READINGS: dict[str, list[str]] = {
     "selective": ["true", "false"],
@@ -125,25 +122,10 @@ def summarise(results: list[dict]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", type=int, default=3000, help="models to draw (default 3000)")
-    parser.add_argument("--seeds", type=int, default=2, help="seeds per model, 1..N (default 2)")
-    parser.add_argument("--draw-seed", type=int, default=2, help="seed of the models' draw (default 2)")
-    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
-    parser.add_argument("--out", type=Path, help="write every model and its runs here (JSON lines)")
-    args = parser.parse_args()
-    if args.models < 1 or args.seeds < 1 or args.workers < 1:
-        parser.error("--models, --seeds and --workers must be at least 1")
+    args = search.parse(search.arguments(__doc__.split("\n\n")[0], models=3000, seeds=2, draw_seed=2))
     rng = random.Random(args.draw_seed)
     jobs = [(draw(rng), list(range(1, args.seeds + 1))) for _ in range(args.models)]
-    results = []
-    with Pool(args.workers) as pool:
-        for i, result in enumerate(pool.imap(run_model, jobs, chunksize=2), 1):
-            results.append(result)
-            if i % 200 == 0 or i == len(jobs):
-                print(f"{i} of {len(jobs)} models", file=sys.stderr, flush=True)
-    if args.out:
-        args.out.write_text("".join(json.dumps(r) + "\n" for r in results))
+    results = search.run_models(run_model, jobs, workers=args.workers, out=args.out, label="DECbit models")
     print(summarise(results))
 
 

@@ -22,14 +22,12 @@ contrast (the paper states the cap).
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
-import sys
 from collections import defaultdict
-from multiprocessing import Pool
-from pathlib import Path
+
+from aqmlab.reproduce import search
 
 #: Each key's readings; every model draws one value per key.
 READINGS: dict[str, list[str | None]] = {
@@ -178,31 +176,16 @@ def summarise(results: list[dict]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", type=int, default=4000, help="JK models to draw (default 4000)")
-    parser.add_argument("--seeds", type=int, default=5, help="seeds per model, 1..N (default 5)")
-    parser.add_argument("--draw-seed", type=int, default=1, help="seed of the models' draw (default 1)")
-    parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser = search.arguments(__doc__.split("\n\n")[0], models=4000, seeds=5, draw_seed=1)
     parser.add_argument("--policy", choices=POLICIES, default="JK/FCFS", help="the column searched (default JK/FCFS)")
     parser.add_argument(
         "--uncapped", action="store_true", help="the FTPs' windows uncapped (max_window = 64), as a contrast"
     )
-    parser.add_argument("--out", type=Path, help="write every model and its runs here (JSON lines)")
-    args = parser.parse_args()
-    if args.models < 1 or args.seeds < 1 or args.workers < 1:
-        parser.error("--models, --seeds and --workers must be at least 1")
+    args = search.parse(parser)
     rng = random.Random(args.draw_seed)
-    jobs = [
-        (draw(rng, args.policy), list(range(1, args.seeds + 1)), args.uncapped, args.policy) for _ in range(args.models)
-    ]
-    results = []
-    with Pool(args.workers) as pool:
-        for i, result in enumerate(pool.imap(run_model, jobs, chunksize=4), 1):
-            results.append(result)
-            if i % 200 == 0 or i == len(jobs):
-                print(f"{i} of {len(jobs)} models", file=sys.stderr, flush=True)
-    if args.out:
-        args.out.write_text("".join(json.dumps(r) + "\n" for r in results))
+    seeds = list(range(1, args.seeds + 1))
+    jobs = [(draw(rng, args.policy), seeds, args.uncapped, args.policy) for _ in range(args.models)]
+    results = search.run_models(run_model, jobs, workers=args.workers, out=args.out, label="JK models")
     print(summarise(results))
 
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import signal
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -38,3 +40,12 @@ def run_cli(*args: object, cwd: Path = REPO_ROOT) -> subprocess.CompletedProcess
 
 def error_lines(result: subprocess.CompletedProcess[str]) -> list[str]:
     return result.stderr.strip().splitlines()
+
+
+def load_docs_script(name: str) -> ModuleType:
+    """A script under docs/ (the diagnostic searches), imported as a module without running it."""
+    spec = importlib.util.spec_from_file_location(name.removesuffix(".py"), REPO_ROOT / "docs" / name)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -3,15 +3,12 @@ and its model of the reproduction's own set-up is that set-up."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-from pathlib import Path
 
 import pytest
 
 import aqmlab
-
-SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "choke_table1_search.py"
+from support import load_docs_script
 
 #: The reproduction's own choices, as the search names them (scenarios/papers/choke-2000/table1.toml).
 AS_REPRODUCED = {
@@ -37,11 +34,7 @@ AS_REPRODUCED = {
 
 @pytest.fixture(scope="module")
 def search():
-    spec = importlib.util.spec_from_file_location("choke_table1_search", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_docs_script("choke_table1_search.py")
 
 
 def test_a_drawn_model_sets_every_choke_link_and_every_tcp_flow(search) -> None:

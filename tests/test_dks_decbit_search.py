@@ -3,16 +3,13 @@ and its model of the reproduction's own gateway is that gateway."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-from pathlib import Path
 
 import pytest
 
 import aqmlab
 from aqmlab.reproduce import EXPERIMENTS
-
-SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "dks_decbit_search.py"
+from support import load_docs_script
 
 #: The reproduction's own choices (the DEC/DEC condition of dks-1989-scenario5).
 AS_REPRODUCED = {
@@ -29,11 +26,7 @@ AS_REPRODUCED = {
 
 @pytest.fixture(scope="module")
 def search():
-    spec = importlib.util.spec_from_file_location("dks_decbit_search", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_docs_script("dks_decbit_search.py")
 
 
 def test_a_drawn_model_sets_the_three_gateways_both_ftp_entries_and_the_host_links(search) -> None:

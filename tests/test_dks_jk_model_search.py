@@ -3,22 +3,16 @@ keeps telling the two regimes apart."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "dks_jk_model_search.py"
+from support import load_docs_script
 
 
 @pytest.fixture(scope="module")
 def search():
-    spec = importlib.util.spec_from_file_location("dks_jk_model_search", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_docs_script("dks_jk_model_search.py")
 
 
 def test_a_drawn_model_sets_every_key_on_the_jk_flows_and_the_telnet_keys_on_the_telnets(search) -> None:

@@ -3,7 +3,6 @@ and its model of the reproduction's own timers is those timers."""
 
 from __future__ import annotations
 
-import importlib.util
 import random
 import tempfile
 from pathlib import Path
@@ -12,8 +11,7 @@ import pytest
 
 from aqmlab.reproduce import EXPERIMENTS
 from aqmlab.reproduce.runner import run_experiment
-
-SCRIPT = Path(__file__).resolve().parents[1] / "docs" / "mankin_timer_search.py"
+from support import load_docs_script
 
 #: The reproductions' own choices for every connection (scenarios/papers/mankin-1990/exp*.toml).
 AS_REPRODUCED = {
@@ -32,11 +30,7 @@ AS_REPRODUCED = {
 
 @pytest.fixture(scope="module")
 def search():
-    spec = importlib.util.spec_from_file_location("mankin_timer_search", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_docs_script("mankin_timer_search.py")
 
 
 def test_a_model_without_a_tick_drops_the_ticks_phase_and_count(search) -> None:
