@@ -41,3 +41,17 @@ def test_off_a_terminal_progress_is_a_line_at_the_end() -> None:
         for _ in range(3):
             progress.update()
     assert stream.getvalue().startswith("squares: 3 of 3 models") and stream.getvalue().count("\n") == 1
+
+
+def refuse_odd(job: int) -> dict:
+    if job % 2:
+        raise ValueError(f"odd job {job}")
+    return {"job": job}
+
+
+def test_a_refused_model_stops_the_search_with_its_message(tmp_path: Path) -> None:
+    out = tmp_path / "models.jsonl"
+    with pytest.raises(SystemExit) as stop:
+        search.run_models(refuse_odd, [0, 1, 2], workers=2, out=out, label="odd")
+    assert str(stop.value) == "odd: model 2 of 3 was refused: ValueError: odd job 1"
+    assert not out.exists()

@@ -5,6 +5,7 @@ open, runs them and summarises which give the paper's numbers)."""
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 import time
@@ -47,15 +48,28 @@ def run_models(
 ) -> list[dict]:
     """``work`` on every job, in order, on a pool of ``workers`` processes, with progress on stderr
     (a bar on a terminal, a line every 10 s elsewhere); the results also go to ``out`` as JSON
-    lines, written once all are in."""
+    lines, written once all are in. A model the simulator refuses (a reading the search should
+    not have drawn) stops the search with the simulator's message and the model."""
     results: list[dict] = []
     with Pool(workers) as pool, _Progress(label, len(jobs), sys.stderr) as progress:
-        for result in pool.imap(work, jobs, chunksize=2):
+        for number, result in enumerate(pool.imap(functools.partial(_guarded, work), jobs, chunksize=2), 1):
+            if "refused" in result:
+                pool.terminate()
+                raise SystemExit(f"{label}: model {number} of {len(jobs)} was refused: {result['refused']}")
             results.append(result)
             progress.update()
     if out is not None:
         out.write_text("".join(json.dumps(r) + "\n" for r in results))
     return results
+
+
+def _guarded(work: Callable[[Any], dict], job: Any) -> dict:
+    # The simulator's refusals (ScenarioError, a ValueError, and the ValueErrors of the reading
+    # code) do not all pickle back to the parent: carry the message instead.
+    try:
+        return work(job)
+    except ValueError as error:
+        return {"refused": f"{type(error).__name__}: {error}"}
 
 
 class _Progress:
