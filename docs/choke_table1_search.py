@@ -62,9 +62,7 @@ TOLERANCE = 0.10
 
 
 def draw(rng: random.Random) -> dict[str, str]:
-    model = {f"tcp.{k}": rng.choice(v) for k, v in TCP_READINGS.items()}
-    model.update({f"queue.{k}": rng.choice(v) for k, v in QUEUE_READINGS.items()})
-    return model
+    return search.choose(rng, TCP_READINGS, "tcp.") | search.choose(rng, QUEUE_READINGS, "queue.")
 
 
 def overrides(model: dict[str, str]) -> dict[str, str]:

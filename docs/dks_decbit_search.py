@@ -42,10 +42,8 @@ TOLERANCE = 0.10
 
 
 def draw(rng: random.Random) -> dict[str, str]:
-    model = {f"gateway.{k}": rng.choice(v) for k, v in GATEWAY_READINGS.items()}
-    model.update({f"source.{k}": rng.choice(v) for k, v in SOURCE_READINGS.items()})
-    model["delay"] = rng.choice(DELAYS)
-    return model
+    model = search.choose(rng, GATEWAY_READINGS, "gateway.") | search.choose(rng, SOURCE_READINGS, "source.")
+    return model | {"delay": rng.choice(DELAYS)}
 
 
 def overrides(base: dict[str, str], model: dict[str, str]) -> dict[str, str]:
@@ -122,11 +120,16 @@ def summarise(results: list[dict]) -> str:
 
 
 def main() -> None:
-    args = search.parse(search.arguments(__doc__.split("\n\n")[0], models=3000, seeds=2, draw_seed=2))
-    rng = random.Random(args.draw_seed)
-    jobs = [(draw(rng), list(range(1, args.seeds + 1))) for _ in range(args.models)]
-    results = search.run_models(run_model, jobs, workers=args.workers, out=args.out, label="DECbit models")
-    print(summarise(results))
+    search.main(
+        __doc__,
+        draw=draw,
+        work=run_model,
+        summarise=summarise,
+        models=3000,
+        seeds=2,
+        draw_seed=2,
+        label="DECbit models",
+    )
 
 
 if __name__ == "__main__":

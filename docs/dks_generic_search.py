@@ -45,9 +45,7 @@ LINE_PACKETS = 3500
 
 
 def draw(rng: random.Random) -> dict[str, str]:
-    model = {f"generic.{k}": rng.choice(v) for k, v in GENERIC_READINGS.items()}
-    model.update({f"fq.{k}": rng.choice(v) for k, v in FQ_READINGS.items()})
-    return model
+    return search.choose(rng, GENERIC_READINGS, "generic.") | search.choose(rng, FQ_READINGS, "fq.")
 
 
 def overrides(base: dict[str, str], model: dict[str, str]) -> dict[str, str]:
@@ -136,11 +134,16 @@ def summarise(results: list[dict]) -> str:
 
 
 def main() -> None:
-    args = search.parse(search.arguments(__doc__.split("\n\n")[0], models=3000, seeds=3, draw_seed=5))
-    rng = random.Random(args.draw_seed)
-    jobs = [(draw(rng), list(range(1, args.seeds + 1))) for _ in range(args.models)]
-    results = search.run_models(run_model, jobs, workers=args.workers, out=args.out, label="generic models")
-    print(summarise(results))
+    search.main(
+        __doc__,
+        draw=draw,
+        work=run_model,
+        summarise=summarise,
+        models=3000,
+        seeds=3,
+        draw_seed=5,
+        label="generic models",
+    )
 
 
 if __name__ == "__main__":

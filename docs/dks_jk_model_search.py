@@ -65,10 +65,9 @@ POLICIES = ("JK/FCFS", "JK/FQ")
 
 
 def draw(rng: random.Random, policy: str = "JK/FCFS") -> dict[str, str | None]:
-    model = {k: rng.choice(v) for k, v in READINGS.items()}
-    model.update({k: rng.choice(v) for k, v in TELNET_READINGS.items()})
+    model: dict[str, str | None] = {**search.choose(rng, READINGS), **search.choose(rng, TELNET_READINGS)}
     if policy == "JK/FQ":
-        model.update({k: rng.choice(v) for k, v in FQ_READINGS.items()})
+        model.update(search.choose(rng, FQ_READINGS))
     if model["tick"] == "0s":
         model["tick_phase"] = None  # a phase means nothing without a tick
     return model

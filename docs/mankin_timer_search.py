@@ -51,7 +51,7 @@ DIFFERING = (
 
 
 def draw(rng: random.Random) -> dict[str, str]:
-    return {k: rng.choice(v) for k, v in READINGS.items()}
+    return search.choose(rng, READINGS)
 
 
 def overrides(model: dict[str, str]) -> dict[str, str]:
@@ -105,11 +105,9 @@ def summarise(results: list[dict]) -> str:
 
 
 def main() -> None:
-    args = search.parse(search.arguments(__doc__.split("\n\n")[0], models=300, seeds=5, draw_seed=7))
-    rng = random.Random(args.draw_seed)
-    jobs = [(draw(rng), list(range(1, args.seeds + 1))) for _ in range(args.models)]
-    results = search.run_models(run_model, jobs, workers=args.workers, out=args.out, label="timer models")
-    print(summarise(results))
+    search.main(
+        __doc__, draw=draw, work=run_model, summarise=summarise, models=300, seeds=5, draw_seed=7, label="timer models"
+    )
 
 
 if __name__ == "__main__":

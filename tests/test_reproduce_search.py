@@ -55,3 +55,13 @@ def test_a_refused_model_stops_the_search_with_its_message(tmp_path: Path) -> No
         search.run_models(refuse_odd, [0, 1, 2], workers=2, out=out, label="odd")
     assert str(stop.value) == "odd: model 2 of 3 was refused: ValueError: odd job 1"
     assert not out.exists()
+
+
+def test_a_draw_takes_the_details_in_order_so_a_draw_seed_gives_the_same_models() -> None:
+    import random
+
+    readings = {"b": ["1", "2", "3"], "a": ["x", "y"]}
+    drawn = search.choose(random.Random(9), readings, "p.")
+    rng = random.Random(9)
+    assert drawn == {"p.b": rng.choice(readings["b"]), "p.a": rng.choice(readings["a"])}
+    assert list(drawn) == ["p.b", "p.a"]

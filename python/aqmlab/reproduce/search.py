@@ -7,15 +7,40 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import random
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any, Self, TextIO
 
 #: Off a terminal (logs, CI) a progress line at most this often.
 LINE_INTERVAL_S = 10.0
+
+
+def choose(rng: random.Random, readings: Mapping[str, Sequence[str]], prefix: str = "") -> dict[str, str]:
+    """One reading of each open detail, drawn in the order given (so a draw seed gives the same models)."""
+    return {f"{prefix}{key}": rng.choice(values) for key, values in readings.items()}
+
+
+def main(
+    doc: str,
+    *,
+    draw: Callable[[random.Random], Any],
+    work: Callable[[Any], dict],
+    summarise: Callable[[list[dict]], str],
+    models: int,
+    seeds: int,
+    draw_seed: int,
+    label: str,
+) -> None:
+    """A search's whole command line, for those with no options of their own: draw the models,
+    run each on seeds 1..N, print the summary."""
+    args = parse(arguments(doc.split("\n\n")[0], models=models, seeds=seeds, draw_seed=draw_seed))
+    rng = random.Random(args.draw_seed)
+    jobs = [(draw(rng), list(range(1, args.seeds + 1))) for _ in range(args.models)]
+    print(summarise(run_models(work, jobs, workers=args.workers, out=args.out, label=label)))
 
 
 def arguments(description: str, *, models: int, seeds: int, draw_seed: int) -> argparse.ArgumentParser:
