@@ -24,6 +24,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from choke_table1_search import ns2_1998  # a sibling script: docs/ is on the path when this one runs
 
 import aqmlab
 from aqmlab.reproduce.dks.scenario2 import Scenario2
@@ -58,16 +59,6 @@ def reproduced_table1() -> tuple[float, float]:
         kbps.append(float(udp.loc["r2->r3", "departures"]) * 8 / 80)
         loss.append(100 * float(udp.loc["r3->r4", "drops"]) / float(udp.loc["r3->r4", "arrivals"]))
     return statistics.mean(kbps), statistics.mean(loss)
-
-
-def ns2_1998(model: dict) -> bool:
-    return (
-        model["tcp.timer"] == "ns2"
-        and model["tcp.min_rto"] in ("0s", "200ms")
-        and model["tcp.delayed_ack"] == "false"
-        and (model["queue.w_q"], model["queue.max_p"], model["queue.wait"], model["queue.gentle"])
-        == ("0.002", "0.1", "true", "false")
-    )
 
 
 def main() -> None:
