@@ -99,13 +99,16 @@ def bottleneck_overrides(model: dict[str, str]) -> dict[str, str]:
 def udp_buffer_share(model: dict[str, str], seed: int) -> float:
     """Fig. 6's measure at 10 Mbps: the UDP flow's packets in the bottleneck's buffer over all
     flows', time-averaged over the measured window."""
+    import pandas as pd
+
     import aqmlab
+    from aqmlab.reproduce.choke_flows import occupancy
+    from aqmlab.reproduce.runner import series_means
 
     result = aqmlab.run(FIG6, seed=seed, overrides={**bottleneck_overrides(model), "flow.udp.rate": "10000kbps"})
-    series = result.series["link:bottleneck"]
-    measured = series[series[series.columns[0]] >= 20.0]
-    queued = [c for c in measured.columns if c.startswith("queued:")]
-    return float(measured["queued:udp"].mean()) / float(sum(measured[c].mean() for c in queued))
+    per_flow = occupancy({"series": pd.DataFrame(series_means(result)).assign(condition="udp=10000kbps", seed=seed)})
+    pkts = per_flow.set_index("flow")["pkts"]
+    return float(pkts["udp"]) / float(pkts.sum())
 
 
 def run_fig5_model(job: tuple[dict[str, str], list[int]]) -> dict:

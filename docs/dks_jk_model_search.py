@@ -23,6 +23,7 @@ contrast (the paper states the cap).
 from __future__ import annotations
 
 import json
+import math
 import random
 import statistics
 from collections import defaultdict
@@ -88,6 +89,7 @@ def overrides(base: dict[str, str], model: dict[str, str | None]) -> dict[str, s
 
 def run_model(job: tuple[dict[str, str | None], list[int], bool, str]) -> dict:
     import aqmlab
+    from aqmlab import theory
     from aqmlab.reproduce.dks.scenario2 import Scenario2
 
     model, seeds, uncapped, policy = job
@@ -103,11 +105,9 @@ def run_model(job: tuple[dict[str, str | None], list[int], bool, str]) -> dict:
         ).flows.set_index("name")
         ftp = [float(flows.loc[f"ftp{i}", "delivered_pkts"]) for i in range(1, 7)]
         telnets = [int(flows.loc[f"telnet{i}", "delivered_pkts"]) for i in (7, 8)]
-        jain = sum(ftp) ** 2 / (6 * sum(x * x for x in ftp)) if any(ftp) else 0.0
+        jain = theory.jain(ftp) or 0.0  # no FTP packet at all: no sharing
         ftps = [f"ftp{i}" for i in range(1, 7)]
-        rtts = [
-            float(flows.loc[f, "mean_rtt_s"]) for f in ftps if flows.loc[f, "mean_rtt_s"] == flows.loc[f, "mean_rtt_s"]
-        ]
+        rtts = [float(flows.loc[f, "mean_rtt_s"]) for f in ftps if not math.isnan(flows.loc[f, "mean_rtt_s"])]
         runs.append(
             {
                 "seed": seed,

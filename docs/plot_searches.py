@@ -28,6 +28,7 @@ from choke_table1_search import ns2_1998  # a sibling script: docs/ is on the pa
 
 import aqmlab
 from aqmlab.reproduce.dks.scenario2 import Scenario2
+from aqmlab.theory import jain
 
 SEEDS = range(1, 6)
 CHOKE_TABLE1 = Path(__file__).resolve().parents[1] / "scenarios" / "papers" / "choke-2000" / "table1.toml"
@@ -46,7 +47,7 @@ def reproduced_jk_fcfs() -> list[tuple[float, int]]:
         flows = aqmlab.run(experiment.scenario_path(condition), seed=seed, overrides=condition.overrides).flows
         flows = flows.set_index("name")["delivered_pkts"]
         ftp = [float(flows[f"ftp{i}"]) for i in range(1, 7)]
-        out.append((sum(ftp) ** 2 / (6 * sum(x * x for x in ftp)), int(max(flows["telnet7"], flows["telnet8"]))))
+        out.append((jain(ftp), int(max(flows["telnet7"], flows["telnet8"]))))
     return out
 
 

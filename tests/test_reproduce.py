@@ -367,6 +367,8 @@ def test_dks_propagation_delay_moves_the_fq_telnets_rtt_and_not_the_dec_dec_ftps
 
 
 def test_dks_slow_host_links_end_the_fcfs_holders_immunity() -> None:
+    from aqmlab.theory import jain
+
     # The host links' rate bounds the refill gap (docs/reproductions.md, *The host links' rate,
     # and what bounds it*): a source whose window is full refills the slot its departing packet
     # freed one ACK and one 1000-byte packet later, 6.6 ms with 10 Mbps host links and 47 ms at
@@ -378,9 +380,6 @@ def test_dks_slow_host_links_end_the_fcfs_holders_immunity() -> None:
         flows = _dks_scenario2_flows(label, seed, {"link.s{i}->g.rate": rate})
         ftps = flows[flows["name"].str.startswith("ftp")]
         return sorted(ftps["delivered_pkts"].astype(int).tolist(), reverse=True)
-
-    def jain(x: list[int]) -> float:
-        return sum(x) ** 2 / (len(x) * sum(v * v for v in x))
 
     for seed in (1, 3):
         fast, slow = ftp_packets("G/FCFS", "10Mbps", seed), ftp_packets("G/FCFS", "200kbps", seed)
