@@ -55,10 +55,9 @@ QUEUE_READINGS: dict[str, list[str]] = {
     "replacement": ["true", "false"],
     "match_resets_count": ["true", "false"],
 }
-#: The paper's UDP numbers and the verdicts' tolerance.
+#: The paper's UDP numbers.
 PAPER_KBPS_R2_R3 = 740.311
 PAPER_LOSS_R3_R4 = 0.55
-TOLERANCE = 0.10
 
 
 def draw(rng: random.Random) -> dict[str, str]:
@@ -134,7 +133,8 @@ def run_fig5_model(job: tuple[dict[str, str], list[int]]) -> dict:
 def fig5_goodputs(result: dict) -> bool:
     """The seeds' mean goodputs within 10% of the paper at both rates."""
     return all(
-        within(statistics.mean(r[rate] for r in result["runs"]), paper) for rate, paper in FIG5_GOODPUT_KBPS.items()
+        search.near(statistics.mean(r[rate] for r in result["runs"]), paper)
+        for rate, paper in FIG5_GOODPUT_KBPS.items()
     )
 
 
@@ -171,15 +171,11 @@ def run_model(job: tuple[dict[str, str], list[int]]) -> dict:
     return {"model": model, "runs": runs}
 
 
-def within(value: float, paper: float) -> bool:
-    return abs(value - paper) <= TOLERANCE * paper
-
-
 def both_links(result: dict) -> bool:
     """The seeds' means within 10% of the paper on both links."""
     kbps = statistics.mean(r["kbps_r2_r3"] for r in result["runs"])
     loss = statistics.mean(r["loss_r3_r4"] for r in result["runs"])
-    return within(kbps, PAPER_KBPS_R2_R3) and within(loss, PAPER_LOSS_R3_R4)
+    return search.near(kbps, PAPER_KBPS_R2_R3) and search.near(loss, PAPER_LOSS_R3_R4)
 
 
 def ns2_1998(model: dict[str, str]) -> bool:

@@ -38,7 +38,6 @@ HOST_LINKS = ("s1->ga", "s4->ga", "s2->gb", "s3->gc")
 #: The paper's column: FTPs 1-3 on the short paths, FTP 4 on the long one.
 PAPER_PACKETS = (2395, 2406, 2377, 783)
 PAPER_RTT_S = (0.617, 0.626, 0.618, 1.55)
-TOLERANCE = 0.10
 
 
 def draw(rng: random.Random) -> dict[str, str]:
@@ -88,15 +87,16 @@ def means(result: dict, key: str) -> list[float]:
 
 def matched(result: dict) -> tuple[int, int]:
     """How many of the four throughputs, and of the four round trips, are within 10% of the paper's."""
-    close = [abs(v - p) <= TOLERANCE * p for v, p in zip(means(result, "packets"), PAPER_PACKETS, strict=True)]
-    near = [abs(v - p) <= TOLERANCE * p for v, p in zip(means(result, "rtt_s"), PAPER_RTT_S, strict=True)]
-    return sum(close), sum(near)
+    packets = sum(map(search.near, means(result, "packets"), PAPER_PACKETS))
+    rtts = sum(map(search.near, means(result, "rtt_s"), PAPER_RTT_S))
+    return packets, rtts
 
 
 def summarise(results: list[dict]) -> str:
-    both = [r for r in results if matched(r) == (4, 4)]
-    packets = [r for r in results if matched(r)[0] == 4]
-    rtts = [r for r in results if matched(r)[1] == 4]
+    counts = [matched(r) for r in results]
+    both = [r for r, c in zip(results, counts, strict=True) if c == (4, 4)]
+    packets = [r for r, c in zip(results, counts, strict=True) if c[0] == 4]
+    rtts = [r for r, c in zip(results, counts, strict=True) if c[1] == 4]
     lines = [f"{len(both)} of {len(results)} models within 10% of all eight of the paper's numbers"]
     for label, group in (("throughputs", packets), ("round trips", rtts)):
         if group:

@@ -40,7 +40,6 @@ PAPER_RANKED = (838, 621, 615, 600, 591, 178)
 PAPER_SPREAD = 3.0
 PAPER_DROPS = 631
 PAPER_DEFICIT = 0.12
-TOLERANCE = 0.10
 LINE_PACKETS = 3500
 
 
@@ -93,14 +92,14 @@ def spread(run: dict) -> float:
 def ranked_within(run: dict) -> int:
     """How many of the run's throughputs, ranked, are within 10% of the paper's at the same rank."""
     ranked = sorted(run["packets"], reverse=True)
-    return sum(abs(v - p) <= TOLERANCE * p for v, p in zip(ranked, PAPER_RANKED, strict=True))
+    return sum(map(search.near, ranked, PAPER_RANKED))
 
 
 def paper_column(run: dict) -> bool:
     return (
         ranked_within(run) == len(PAPER_RANKED)
-        and abs(run["drops"] - PAPER_DROPS) <= TOLERANCE * PAPER_DROPS
-        and abs(run["deficit"] - PAPER_DEFICIT) <= TOLERANCE * PAPER_DEFICIT
+        and search.near(run["drops"], PAPER_DROPS)
+        and search.near(run["deficit"], PAPER_DEFICIT)
     )
 
 
@@ -118,10 +117,11 @@ def summarise(results: list[dict]) -> str:
         f"{statistics.median(x['drops'] for x in runs):.0f}; deficit median "
         f"{statistics.median(x['deficit'] for x in runs):.3f}"
     )
-    shaped = [x for x in runs if ranked_within(x) >= 5]
-    ties = Counter(r["model"]["fq.pushout_ties"] for r in results for x in r["runs"] if ranked_within(x) >= 5)
+    ranks = [(r["model"]["fq.pushout_ties"], ranked_within(x)) for r in results for x in r["runs"]]
+    shaped = [k for _, k in ranks if k >= 5]
+    ties = Counter(tie for tie, k in ranks if k >= 5)
     shape = (
-        f"{len(shaped)} runs with five or six ranked throughputs within 10% ({sum(ranked_within(x) == 6 for x in runs)} "
+        f"{len(shaped)} runs with five or six ranked throughputs within 10% ({shaped.count(6)} "
         f"with six), by push-out's tie rule: " + ", ".join(f"{k} {n}" for k, n in sorted(ties.items()))
     )
     lines = [first, medians, shape]

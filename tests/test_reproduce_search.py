@@ -65,3 +65,8 @@ def test_a_draw_takes_the_details_in_order_so_a_draw_seed_gives_the_same_models(
     rng = random.Random(9)
     assert drawn == {"p.b": rng.choice(readings["b"]), "p.a": rng.choice(readings["a"])}
     assert list(drawn) == ["p.b", "p.a"]
+
+
+def test_near_is_the_verdicts_tolerance() -> None:
+    assert search.near(110.0, 100.0) and search.near(90.0, 100.0)
+    assert not search.near(110.1, 100.0) and not search.near(89.9, 100.0)

@@ -15,8 +15,15 @@ from multiprocessing import Pool
 from pathlib import Path
 from typing import Any, Self, TextIO
 
+from aqmlab.reproduce.verdict import MATCH_TOLERANCE
+
 #: Off a terminal (logs, CI) a progress line at most this often.
 LINE_INTERVAL_S = 10.0
+
+
+def near(value: float, paper: float) -> bool:
+    """Within the verdicts' tolerance of the paper's value (10%): what a search counts as the paper's."""
+    return abs(value - paper) <= MATCH_TOLERANCE * abs(paper)
 
 
 def choose(rng: random.Random, readings: Mapping[str, Sequence[str]], prefix: str = "") -> dict[str, str]:
