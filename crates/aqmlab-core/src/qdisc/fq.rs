@@ -298,6 +298,13 @@ pub fn bid(f_prev: u128, r: u128, p: u128, delta: u128) -> u128 {
     p + f_prev.max(r.saturating_sub(delta))
 }
 
+/// Buffer space per unit of weight, `(space, weight)` against another, compared exactly
+/// (cross-multiplied in u128).
+#[inline]
+pub fn space_per_weight(a: (u64, u32), b: (u64, u32)) -> std::cmp::Ordering {
+    (a.0 as u128 * b.1 as u128).cmp(&(b.0 as u128 * a.1 as u128))
+}
+
 /// Push-out: among `(space, weight, id)` of the candidate conversations (the arrival already
 /// counted in its own), the one that loses its last packet: the most buffer space per unit
 /// of weight (compared exactly); ties go to the larger or the smaller id, or are drawn
@@ -313,7 +320,7 @@ pub fn pushout_pick(
     for (pos, (m, w, id)) in candidates.enumerate() {
         let order = match best {
             None => std::cmp::Ordering::Greater,
-            Some((_, bm, bw, _)) => (m as u128 * bw as u128).cmp(&(bm as u128 * w as u128)),
+            Some((_, bm, bw, _)) => space_per_weight((m, w), (bm, bw)),
         };
         match (order, best) {
             (std::cmp::Ordering::Less, _) => {}
@@ -588,11 +595,10 @@ impl Fq {
             let candidates =
                 self.convs.iter().enumerate().filter(|(i, conv)| (counted && *i == c) || !conv.queue.is_empty());
             if counted && self.p.pushout_ties == PushoutTies::Arrival {
-                let own = measure(&self.convs[c], c) as u128;
-                let arrival_is_longest = candidates.clone().all(|(i, conv)| {
-                    // Space per unit of weight, compared exactly: own / w_c >= m / w_i.
-                    own * conv.weight as u128 >= measure(conv, i) as u128 * self.convs[c].weight as u128
-                });
+                let own = (measure(&self.convs[c], c), self.convs[c].weight);
+                let arrival_is_longest = candidates
+                    .clone()
+                    .all(|(i, conv)| space_per_weight(own, (measure(conv, i), conv.weight)).is_ge());
                 if arrival_is_longest {
                     self.counters.arrivals_pushed += 1;
                     return (Verdict::Dropped(DropReason::Pushout), c);
