@@ -15,6 +15,7 @@ import pandas as pd
 from aqmlab.reproduce.base import Condition, Experiment, Reference, value_of
 from aqmlab.reproduce.plots import save
 from aqmlab.reproduce.published import Number, cite, number, series
+from aqmlab.theory import jain
 
 PAPER = "Demers, Keshav, Shenker, Analysis and Simulation of a Fair Queueing Algorithm, SIGCOMM 1989"
 PAPER_DIR = "dks-1989"
@@ -259,8 +260,9 @@ def per_run_flow_rows(flows: pd.DataFrame, groups: Mapping[str, Sequence[str]]) 
                     rows.append((cond, seed, f"{metric}:{group}@thr#{k}", values[metric].get(name, NAN)))
             thr = [values["throughput"].get(n, 0.0) for n in names]
             rows.append((cond, seed, f"total_throughput:{group}", float(np.sum(thr))))
-            if sum(thr) > 0:
-                rows.append((cond, seed, f"jain:{group}", float(sum(thr) ** 2 / (len(thr) * sum(t * t for t in thr)))))
+            fairness = jain(thr)
+            if fairness is not None:
+                rows.append((cond, seed, f"jain:{group}", fairness))
     return rows
 
 

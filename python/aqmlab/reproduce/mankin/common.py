@@ -27,6 +27,7 @@ from aqmlab.reproduce.mankin.explanations import (
 )
 from aqmlab.reproduce.plots import paper_beside_bars, save
 from aqmlab.reproduce.published import Number, cite, series
+from aqmlab.theory import jain
 
 PAPER = "Mankin, Random Drop Congestion Control, SIGCOMM 1990"
 
@@ -100,10 +101,9 @@ def count_spread(value: float, n: float) -> tuple[str, float]:
 # Measuring
 
 
-def jain(xs) -> float:
-    xs = [float(x) for x in xs]
-    s2 = sum(x * x for x in xs)
-    return sum(xs) ** 2 / (len(xs) * s2) if xs and s2 > 0 else math.nan
+def _nan_if_none(value: float | None) -> float:
+    """A measure with no value (Jain's index of no throughput) as NaN, the tables' blank."""
+    return math.nan if value is None else value
 
 
 def pooled_delay(part: pd.DataFrame) -> tuple[float, float]:
@@ -252,9 +252,9 @@ class MankinExperiment(Experiment):
             add("throughput_Bps:SR", float(thr[sr_names].mean()) if sr_names else math.nan)
             sr_mean = float(thr[sr_names].mean()) if sr_names else math.nan
             add("lr_over_sr", float(thr.get("lr", math.nan)) / sr_mean if sr_mean > 0 else math.nan)
-            add("sr_jain", jain(thr[sr_names]))
+            add("sr_jain", _nan_if_none(jain(thr[sr_names])))
             for g, members in sr.groupby("group"):
-                add(f"sr_jain:{g}", jain(thr[list(members["name"])]))
+                add(f"sr_jain:{g}", _nan_if_none(jain(thr[list(members["name"])])))
             for name, v in thr.items():
                 add(f"throughput_Bps:{name}", float(v))
         return pd.DataFrame(rows, columns=["condition", "seed", "quantity", "value"])
