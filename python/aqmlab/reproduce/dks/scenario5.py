@@ -139,7 +139,9 @@ _SELECTIVE = (
     "3,000 models over both readings, their constants, the source's open details and 0-100 ms of host-link delay "
     "(docs/dks_decbit_search.py) finds none within 10% of all eight of the paper's throughputs and RTTs: its "
     "throughputs come only with the non-selective gateway (short paths' RTT then 0.20-0.32 s against 0.62), its "
-    "RTTs only with the selective one and 20-100 ms of delay (long path then 1258-1752 packets against 783)"
+    "RTTs only with the selective one and 20-100 ms of delay (long path then 1258-1752 packets against 783); 100-160 "
+    "ms on each gateway line instead, as the paper's RTTs imply (diagnostic runs), gives the selective reading the "
+    "short paths' RTT (0.61 s at 160 ms) and still the long path 1301-1433 packets"
 )
 _IDLE_BOUND = (
     "the paper's 9% idle line cannot happen in the network as stated (zero propagation, 10 Mbps host links), which "
